@@ -1,0 +1,45 @@
+import { z } from 'zod';
+
+/** The one error body every NRAD service and the gateway answer with. */
+export const ErrorBodySchema = z.object({
+  message: z.string(),
+  code: z.string(),
+});
+export type ErrorBody = z.infer<typeof ErrorBodySchema>;
+
+/** Stable error codes. Compare by code, never by message text. */
+export const ERROR_CODES = {
+  validation: 'VALIDATION_ERROR',
+  malformedJson: 'MALFORMED_JSON',
+  unsupportedMediaType: 'UNSUPPORTED_MEDIA_TYPE',
+  payloadTooLarge: 'PAYLOAD_TOO_LARGE',
+  unauthenticated: 'UNAUTHENTICATED',
+  invalidCredentials: 'INVALID_CREDENTIALS',
+  accountLocked: 'ACCOUNT_LOCKED',
+  rateLimited: 'RATE_LIMITED',
+  forbidden: 'FORBIDDEN',
+  notFound: 'NOT_FOUND',
+  conflict: 'CONFLICT',
+  userExists: 'USER_EXISTS',
+  internal: 'INTERNAL_ERROR',
+  unavailable: 'SERVICE_UNAVAILABLE',
+} as const;
+export type ErrorCode = (typeof ERROR_CODES)[keyof typeof ERROR_CODES];
+
+/**
+ * One readable sentence for a failed validation, naming each field:
+ * `email: Invalid email; password: Password must be at least 8 characters`.
+ */
+export function formatValidationError(error: z.ZodError): string {
+  const seen = new Set<string>();
+  const parts: string[] = [];
+  for (const issue of error.issues) {
+    const path = issue.path.map(String).join('.');
+    const text = path ? `${path}: ${issue.message}` : issue.message;
+    if (!seen.has(text)) {
+      seen.add(text);
+      parts.push(text);
+    }
+  }
+  return parts.join('; ') || 'Invalid input';
+}

@@ -1,0 +1,11 @@
+export * from './auth.ts';
+export * from './common.ts';
+export * from './countries.ts';
+export { countryToAlpha3 } from './country-lookup.ts';
+export * from './crime-types.ts';
+export * from './errors.ts';
+export * from './generated/country-codes.ts';
+export * from './identity.ts';
+export * from './organizations.ts';
+export * from './records.ts';
+export * from './sources.ts';

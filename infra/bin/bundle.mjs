@@ -1,0 +1,37 @@
+#!/usr/bin/env node
+// nrad-bundle <entry.ts> [out.js]: bundles a service's TypeScript, with the workspace packages it
+// imports (@nrad/*, consumed from source), into one ESM file for Node. Packages from the npm
+// registry stay external and are loaded from node_modules at run time (native addons such as
+// argon2 cannot be bundled).
+import path from 'node:path';
+import { build } from 'esbuild';
+
+const [entry, out = 'dist/main.js'] = process.argv.slice(2);
+if (!entry) {
+  console.error('usage: nrad-bundle <entry.ts> [out.js]');
+  process.exit(2);
+}
+
+const externalRegistryPackages = {
+  name: 'external-registry-packages',
+  setup(b) {
+    b.onResolve({ filter: /^[^./]/ }, (args) => {
+      if (args.path.startsWith('@nrad/') || args.path.startsWith('node:')) return undefined;
+      return { path: args.path, external: true };
+    });
+  },
+};
+
+const started = performance.now();
+await build({
+  entryPoints: [entry],
+  outfile: out,
+  bundle: true,
+  platform: 'node',
+  format: 'esm',
+  target: 'node20',
+  sourcemap: true,
+  logLevel: 'warning',
+  plugins: [externalRegistryPackages],
+});
+console.error(`bundled ${path.relative(process.cwd(), out)} in ${Math.round(performance.now() - started)} ms`);

@@ -1,0 +1,93 @@
+import { randomBytes } from 'node:crypto';
+import { jetstreamManager } from '@nats-io/jetstream';
+import { connect } from '@nats-io/transport-node';
+import { Redis } from 'ioredis';
+import mongoose from 'mongoose';
+import { afterAll, inject } from 'vitest';
+import './provided.ts';
+
+export { freePort, waitUntil } from '../ports.ts';
+
+/**
+ * The infrastructure of this test run (started once by the global setup) and a namespace that is
+ * this test file's alone: its database names, Redis key prefix and JetStream stream names and
+ * subjects start with it, so test files never see each other's data, in parallel or in sequence.
+ * Everything under the namespace is removed after the file's tests, whether they passed or not.
+ */
+export interface TestNamespace {
+  ns: string;
+  mongoUrl: string;
+  natsUrl: string;
+  redisUrl: string;
+  /** A database name of this namespace, e.g. `t1a2b3c_auth`. */
+  db(name: string): string;
+  /** A Redis key prefix of this namespace, e.g. `t1a2b3c:`. */
+  redisPrefix: string;
+  /** A JetStream stream name of this namespace, e.g. `t1a2b3c_RECORDS`. */
+  stream(name: string): string;
+  /** A subject of this namespace, e.g. `t1a2b3c.records.created`. */
+  subject(name: string): string;
+}
+
+export function testNamespace(): TestNamespace {
+  const infra = inject('infra');
+  const ns = `t${Date.now().toString(36)}${randomBytes(3).toString('hex')}`;
+  afterAll(() => cleanupNamespace(infra, ns), 60_000);
+  return {
+    ns,
+    mongoUrl: infra.mongoUrl,
+    natsUrl: infra.natsUrl,
+    redisUrl: infra.redisUrl,
+    db: (name) => `${ns}_${name}`,
+    redisPrefix: `${ns}:`,
+    stream: (name) => `${ns}_${name}`,
+    subject: (name) => `${ns}.${name}`,
+  };
+}
+
+async function cleanupNamespace(infra: { mongoUrl: string; natsUrl: string; redisUrl: string }, ns: string) {
+  await Promise.all([
+    dropDatabases(infra.mongoUrl, ns),
+    deleteRedisKeys(infra.redisUrl, ns),
+    deleteStreams(infra.natsUrl, ns),
+  ]);
+}
+
+async function dropDatabases(url: string, ns: string) {
+  const conn = await mongoose.createConnection(url, { serverSelectionTimeoutMS: 5000 }).asPromise();
+  try {
+    const { databases } = await conn.db!.admin().listDatabases();
+    for (const d of databases) {
+      if (d.name.startsWith(`${ns}_`)) await conn.useDb(d.name).dropDatabase();
+    }
+  } finally {
+    await conn.close();
+  }
+}
+
+async function deleteRedisKeys(url: string, ns: string) {
+  const redis = new Redis(url, { lazyConnect: true, maxRetriesPerRequest: 1 });
+  try {
+    await redis.connect();
+    let cursor = '0';
+    do {
+      const [next, keys] = await redis.scan(cursor, 'MATCH', `${ns}:*`, 'COUNT', 500);
+      cursor = next;
+      if (keys.length) await redis.del(...keys);
+    } while (cursor !== '0');
+  } finally {
+    redis.disconnect();
+  }
+}
+
+async function deleteStreams(url: string, ns: string) {
+  const nc = await connect({ servers: url });
+  try {
+    const jsm = await jetstreamManager(nc);
+    for await (const name of jsm.streams.names()) {
+      if (name.startsWith(`${ns}_`)) await jsm.streams.delete(name);
+    }
+  } finally {
+    await nc.close();
+  }
+}

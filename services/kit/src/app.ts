@@ -1,0 +1,155 @@
+import { randomUUID } from 'node:crypto';
+import { bodyParser } from '@koa/bodyparser';
+import Router from '@koa/router';
+import { ERROR_CODES, type Identity, REQUEST_ID_HEADER } from '@nrad/contracts';
+import Koa, { type Middleware } from 'koa';
+import { AppError, errorMiddleware } from './errors.ts';
+import { requireIdentity } from './identity.ts';
+import { type Logger, requestContext } from './logger.ts';
+import { createMetrics } from './metrics.ts';
+
+/** State every service request carries. */
+export interface ServiceState {
+  identity?: Identity;
+  requestId: string;
+}
+
+/** A readiness check throws (or rejects) when its dependency is not usable. */
+export type ReadinessChecks = Record<string, () => Promise<unknown>>;
+
+export interface ServiceAppOptions {
+  name: string;
+  logger: Logger;
+  /** Shared with the gateway; every non-health request must carry a token signed with it. */
+  identitySecret: string;
+  readiness?: ReadinessChecks;
+  /** Largest JSON body accepted (default 100kb). */
+  jsonLimit?: string;
+  /** Paths whose bodies are not JSON (e.g. multipart uploads); the service parses them itself. */
+  rawBodyPaths?: RegExp[];
+}
+
+const REQUEST_ID = /^[A-Za-z0-9._-]{1,64}$/;
+
+/** Takes the request id the gateway sent (or makes one) and runs the request inside its context. */
+export function requestIdMiddleware(): Middleware<{ requestId: string }> {
+  return async function requestId(ctx, next) {
+    const incoming = ctx.get(REQUEST_ID_HEADER);
+    const id = REQUEST_ID.test(incoming) ? incoming : randomUUID();
+    ctx.state.requestId = id;
+    ctx.set(REQUEST_ID_HEADER, id);
+    await requestContext.run({ requestId: id }, next);
+  };
+}
+
+/** One line per request: method, path (never the query string or body), status, duration, user. */
+export function accessLog(logger: Logger): Middleware<{ identity?: Identity }> {
+  return async function accessLog(ctx, next) {
+    const start = performance.now();
+    try {
+      await next();
+    } finally {
+      const identity = ctx.state.identity;
+      logger.info(
+        {
+          method: ctx.method,
+          path: ctx.path,
+          status: ctx.status,
+          ms: Math.round((performance.now() - start) * 10) / 10,
+          user: identity?.kind === 'user' ? identity.userId : identity?.kind,
+        },
+        'request',
+      );
+    }
+  };
+}
+
+/** `/healthz` (alive), `/readyz` (every dependency usable), `/metrics` (Prometheus). */
+export function healthRoutes(
+  readiness: ReadinessChecks,
+  metrics: { registry: { metrics(): Promise<string>; contentType: string } },
+) {
+  const router = new Router();
+  router.get('/healthz', (ctx) => {
+    ctx.body = { status: 'ok' };
+  });
+  router.get('/readyz', async (ctx) => {
+    const report = await checkReadiness(readiness);
+    ctx.status = report.ready ? 200 : 503;
+    ctx.body = report;
+  });
+  router.get('/metrics', async (ctx) => {
+    ctx.type = metrics.registry.contentType;
+    ctx.body = await metrics.registry.metrics();
+  });
+  return router;
+}
+
+/** Runs every check with a time limit; a check that throws or hangs marks its dependency down. */
+export async function checkReadiness(checks: ReadinessChecks, timeoutMs = 2000) {
+  const entries = await Promise.all(
+    Object.entries(checks).map(async ([name, check]) => {
+      let timer: NodeJS.Timeout | undefined;
+      try {
+        await Promise.race([
+          check(),
+          new Promise((_, reject) => {
+            timer = setTimeout(() => reject(new Error('timeout')), timeoutMs);
+          }),
+        ]);
+        return [name, 'up'] as const;
+      } catch {
+        return [name, 'down'] as const;
+      } finally {
+        clearTimeout(timer);
+      }
+    }),
+  );
+  const checksOut = Object.fromEntries(entries) as Record<string, 'up' | 'down'>;
+  return { ready: entries.every(([, s]) => s === 'up'), checks: checksOut };
+}
+
+const BODY_METHODS = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
+
+/** Bodies are JSON unless a path says otherwise; anything else is refused with 415. */
+function jsonOnly(rawBodyPaths: RegExp[]): Middleware {
+  return async function jsonOnly(ctx, next) {
+    const hasBody = Number(ctx.get('content-length') || 0) > 0 || ctx.get('transfer-encoding') !== '';
+    if (BODY_METHODS.has(ctx.method) && hasBody && !rawBodyPaths.some((p) => p.test(ctx.path)) && !ctx.is('json')) {
+      throw new AppError(
+        ERROR_CODES.unsupportedMediaType,
+        'Request body must be JSON (Content-Type: application/json)',
+      );
+    }
+    await next();
+  };
+}
+
+/**
+ * The Koa app every service starts from: request ids, access log, metrics, the error middleware,
+ * health routes, JSON body parsing with a size limit, and identity verification in front of
+ * everything the service then mounts.
+ */
+export function createServiceApp(options: ServiceAppOptions): Koa<ServiceState> {
+  const { logger } = options;
+  const app = new Koa<ServiceState>();
+  app.silent = true; // errors are logged by the error middleware, once, without internals leaking
+  const metrics = createMetrics(options.name);
+  const health = healthRoutes(options.readiness ?? {}, metrics);
+  const rawBodyPaths = options.rawBodyPaths ?? [];
+  const parseJson = bodyParser({ enableTypes: ['json'], jsonLimit: options.jsonLimit ?? '100kb', jsonStrict: true });
+
+  app.use(requestIdMiddleware());
+  app.use(accessLog(logger));
+  app.use(metrics.middleware);
+  app.use(errorMiddleware(logger));
+  app.use(health.routes());
+  // Identity first: a body from a caller who is not vouched for is never parsed.
+  app.use(requireIdentity(options.identitySecret));
+  app.use(jsonOnly(rawBodyPaths));
+  app.use(async function parseBody(ctx, next) {
+    if (rawBodyPaths.some((p) => p.test(ctx.path))) return next();
+    return parseJson(ctx, next);
+  });
+  return app;
+}

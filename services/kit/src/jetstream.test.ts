@@ -1,0 +1,112 @@
+import { testNamespace, waitUntil } from '@nrad/infra/harness';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { z } from 'zod';
+import { type Bus, connectBus, ensureStream, PoisonMessageError, publishEvent, startConsumer } from './jetstream.ts';
+import { createLogger } from './logger.ts';
+
+const t = testNamespace();
+const logger = createLogger({ name: 'jetstream-test', level: 'silent' });
+const Event = z.object({ id: z.string(), n: z.number() });
+let bus: Bus;
+
+beforeAll(async () => {
+  bus = await connectBus({ url: t.natsUrl, name: 'kit-test' });
+});
+afterAll(() => bus?.nc.close());
+
+async function freshStream(label: string) {
+  const name = t.stream(label);
+  const subject = t.subject(`${label.toLowerCase()}.>`);
+  await ensureStream(bus.jsm, { name, subjects: [subject] });
+  return { name, subject: (s: string) => t.subject(`${label.toLowerCase()}.${s}`) };
+}
+
+describe('JetStream helpers (against the real nats-server)', () => {
+  it('ensureStream is idempotent and publishEvent deduplicates by event id', async () => {
+    const s = await freshStream('DEDUPE');
+    await ensureStream(bus.jsm, { name: s.name, subjects: [t.subject('dedupe.>')] });
+    const first = await publishEvent(bus.js, s.subject('created'), 'evt-1', { id: 'evt-1', n: 1 });
+    const again = await publishEvent(bus.js, s.subject('created'), 'evt-1', { id: 'evt-1', n: 1 });
+    expect(first.duplicate).toBe(false);
+    expect(again.duplicate).toBe(true);
+    expect((await bus.jsm.streams.info(s.name)).state.messages).toBe(1);
+  });
+
+  it('acks after success, redelivers after a failure, terminates poison', async () => {
+    const s = await freshStream('CONSUME');
+    const handled: number[] = [];
+    let failuresLeft = 2;
+    const consumer = await startConsumer({
+      bus,
+      stream: s.name,
+      durable: 'test-consumer',
+      decode: (d) => Event.parse(d),
+      logger,
+      nakDelayMs: 50,
+      handle: async (e) => {
+        if (e.n === 2 && failuresLeft > 0) {
+          failuresLeft--;
+          throw new Error('transient');
+        }
+        if (e.n === 3) throw new PoisonMessageError('never valid');
+        handled.push(e.n);
+      },
+    });
+    await publishEvent(bus.js, s.subject('a'), 'e1', { id: 'e1', n: 1 });
+    await publishEvent(bus.js, s.subject('a'), 'e2', { id: 'e2', n: 2 });
+    await publishEvent(bus.js, s.subject('a'), 'e3', { id: 'e3', n: 3 });
+    await publishEvent(bus.js, s.subject('a'), 'e4', { not: 'an event' });
+    await publishEvent(bus.js, s.subject('a'), 'e5', { id: 'e5', n: 5 });
+    await waitUntil('all good events handled', async () => handled.length === 3, 10_000);
+    expect(handled.sort()).toEqual([1, 2, 5]);
+    expect(failuresLeft).toBe(0);
+    await waitUntil(
+      'nothing pending',
+      async () => {
+        const info = await bus.jsm.consumers.info(s.name, 'test-consumer');
+        return info.num_ack_pending === 0 && info.num_pending === 0;
+      },
+      10_000,
+    );
+    await consumer.stop();
+    // Nothing is redelivered afterwards: acked, and poison terminated.
+    const again = await startConsumer({
+      bus,
+      stream: s.name,
+      durable: 'test-consumer',
+      decode: (d) => Event.parse(d),
+      logger,
+      handle: async (e) => {
+        handled.push(e.n);
+      },
+    });
+    await new Promise((r) => setTimeout(r, 300));
+    await again.stop();
+    expect(handled).toHaveLength(3);
+  });
+
+  it('a durable consumer resumes where it stopped', async () => {
+    const s = await freshStream('RESUME');
+    const seen: number[] = [];
+    const options = {
+      bus,
+      stream: s.name,
+      durable: 'resumer',
+      decode: (d: unknown) => Event.parse(d),
+      logger,
+      handle: async (e: z.infer<typeof Event>) => {
+        seen.push(e.n);
+      },
+    };
+    const first = await startConsumer(options);
+    await publishEvent(bus.js, s.subject('x'), 'r1', { id: 'r1', n: 1 });
+    await waitUntil('first event', async () => seen.length === 1, 10_000);
+    await first.stop();
+    await publishEvent(bus.js, s.subject('x'), 'r2', { id: 'r2', n: 2 });
+    await publishEvent(bus.js, s.subject('x'), 'r3', { id: 'r3', n: 3 });
+    const second = await startConsumer(options);
+    await waitUntil('events published while stopped', async () => seen.length === 3, 10_000);
+    await second.stop();
+    expect(seen).toEqual([1, 2, 3]);
+  });
+});

@@ -1,0 +1,189 @@
+import {
+  AckPolicy,
+  DeliverPolicy,
+  type JetStreamClient,
+  type JetStreamManager,
+  type JsMsg,
+  jetstream,
+  jetstreamManager,
+  type PubAck,
+  StorageType,
+} from '@nats-io/jetstream';
+import { nanos } from '@nats-io/nats-core';
+import { connect, type NatsConnection } from '@nats-io/transport-node';
+import type { Logger } from './logger.ts';
+
+export type { JetStreamClient, JetStreamManager, NatsConnection };
+
+export interface Bus {
+  nc: NatsConnection;
+  js: JetStreamClient;
+  jsm: JetStreamManager;
+}
+
+/** Connects to NATS with JetStream; reconnects forever (the relay and consumers wait it out). */
+export async function connectBus(options: { url: string; name: string }): Promise<Bus> {
+  const nc = await connect({
+    servers: options.url.split(','),
+    name: options.name,
+    maxReconnectAttempts: -1,
+    reconnectTimeWait: 500,
+  });
+  const jsm = await jetstreamManager(nc);
+  return { nc, js: jetstream(nc), jsm };
+}
+
+/** Readiness check: the connection is open and JetStream answers. */
+export function busReadiness(bus: Bus) {
+  return async () => {
+    if (bus.nc.isClosed()) throw new Error('closed');
+    await bus.jsm.getAccountInfo();
+  };
+}
+
+export interface StreamSpec {
+  name: string;
+  subjects: string[];
+  /** Window in which a repeated `Nats-Msg-Id` is dropped as a duplicate (default 24 h). */
+  duplicateWindowMs?: number;
+}
+
+/** Creates the stream, or brings an existing one's subjects and duplicate window up to date. */
+export async function ensureStream(jsm: JetStreamManager, spec: StreamSpec): Promise<void> {
+  const config = {
+    name: spec.name,
+    subjects: spec.subjects,
+    storage: StorageType.File,
+    duplicate_window: nanos(spec.duplicateWindowMs ?? 24 * 3_600_000),
+  };
+  try {
+    await jsm.streams.info(spec.name);
+  } catch {
+    await jsm.streams.add(config);
+    return;
+  }
+  await jsm.streams.update(spec.name, { subjects: config.subjects, duplicate_window: config.duplicate_window });
+}
+
+/**
+ * Publishes a JSON event with its id as `Nats-Msg-Id`, so publishing the same event again (a relay
+ * retry after a crash) is dropped by the stream. Resolves once the stream has stored it.
+ */
+export async function publishEvent(
+  js: JetStreamClient,
+  subject: string,
+  eventId: string,
+  payload: unknown,
+): Promise<PubAck> {
+  return js.publish(subject, JSON.stringify(payload), { msgID: eventId });
+}
+
+/** Throw this from a handler for a message that can never succeed; it is terminated, not retried. */
+export class PoisonMessageError extends Error {
+  override name = 'PoisonMessageError';
+}
+
+export interface EventMeta {
+  subject: string;
+  streamSequence: number;
+  deliveryCount: number;
+}
+
+export interface ConsumerOptions<T> {
+  bus: Bus;
+  stream: string;
+  durable: string;
+  /** Subject filter, e.g. `records.>` (one filter: nats-server 2.9, Debian's, has no multi-filter). */
+  filterSubject?: string;
+  /** Parses the JSON payload (a contracts schema's `parse`); a failure terminates the message. */
+  decode: (data: unknown) => T;
+  handle: (event: T, meta: EventMeta) => Promise<void>;
+  logger: Logger;
+  /** Messages handled at once (default 1: in stream order). */
+  concurrency?: number;
+  /** Redelivery delay after a failure (default 1 s). */
+  nakDelayMs?: number;
+  /** Time a handler may take before the server redelivers (default 30 s). */
+  ackWaitMs?: number;
+}
+
+export interface RunningConsumer {
+  /** Stops taking messages and waits for the ones in hand. */
+  stop(): Promise<void>;
+}
+
+/**
+ * A durable pull consumer loop: ack after the handler succeeds, nak with a delay when it fails,
+ * term when the message is poison. Bounded concurrency. Handlers must be idempotent: JetStream
+ * delivers at least once.
+ */
+export async function startConsumer<T>(options: ConsumerOptions<T>): Promise<RunningConsumer> {
+  const { bus, stream, durable, logger } = options;
+  const config = {
+    durable_name: durable,
+    ack_policy: AckPolicy.Explicit,
+    deliver_policy: DeliverPolicy.All,
+    ack_wait: nanos(options.ackWaitMs ?? 30_000),
+    ...(options.filterSubject ? { filter_subject: options.filterSubject } : {}),
+  };
+  try {
+    await bus.jsm.consumers.info(stream, durable);
+    await bus.jsm.consumers.update(stream, durable, {
+      ack_wait: config.ack_wait,
+      ...(options.filterSubject ? { filter_subject: options.filterSubject } : {}),
+    });
+  } catch {
+    await bus.jsm.consumers.add(stream, config);
+  }
+  const consumer = await bus.js.consumers.get(stream, durable);
+  const messages = await consumer.consume({ max_messages: Math.max(10, (options.concurrency ?? 1) * 2) });
+  const concurrency = options.concurrency ?? 1;
+  const nakDelay = options.nakDelayMs ?? 1000;
+
+  async function handleOne(m: JsMsg): Promise<void> {
+    const meta: EventMeta = { subject: m.subject, streamSequence: m.seq, deliveryCount: m.info.deliveryCount };
+    let event: T;
+    try {
+      event = options.decode(m.json());
+    } catch (err) {
+      logger.error({ err, subject: m.subject, seq: m.seq }, 'undecodable event terminated');
+      m.term(); // no reason argument: nats-server < 2.10.4 ignores '+TERM <reason>'
+      return;
+    }
+    try {
+      await options.handle(event, meta);
+    } catch (err) {
+      if (err instanceof PoisonMessageError) {
+        logger.error({ err, subject: m.subject, seq: m.seq }, 'poison event terminated');
+        m.term();
+        return;
+      }
+      logger.warn(
+        { err, subject: m.subject, seq: m.seq, attempt: meta.deliveryCount },
+        'event handler failed; will retry',
+      );
+      m.nak(nakDelay);
+      return;
+    }
+    await m
+      .ackAck()
+      .catch((err: unknown) => logger.warn({ err, seq: m.seq }, 'ack not confirmed; event may be redelivered'));
+  }
+
+  const loop = (async () => {
+    const inflight = new Set<Promise<void>>();
+    for await (const m of messages) {
+      const p: Promise<void> = handleOne(m).finally(() => inflight.delete(p));
+      inflight.add(p);
+      if (inflight.size >= concurrency) await Promise.race(inflight);
+    }
+    await Promise.all(inflight);
+  })();
+
+  return {
+    async stop() {
+      messages.stop();
+      await loop;
+    },
+  };
+}
