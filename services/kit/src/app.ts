@@ -111,17 +111,23 @@ export async function checkReadiness(checks: ReadinessChecks, timeoutMs = 2000) 
 
 const BODY_METHODS = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
 
-/** Bodies are JSON unless a path says otherwise; anything else is refused with 415. */
-function jsonOnly(rawBodyPaths: RegExp[]): Middleware {
-  return async function jsonOnly(ctx, next) {
+/**
+ * JSON bodies up to `limit` (as `ctx.request.body`); a body of another type is refused with 415,
+ * except on `rawBodyPaths` (e.g. multipart uploads), which are left unread for their handler.
+ */
+export function jsonBody(options: { limit: string; rawBodyPaths?: RegExp[] }): Middleware {
+  const rawBodyPaths = options.rawBodyPaths ?? [];
+  const parseJson = bodyParser({ enableTypes: ['json'], jsonLimit: options.limit, jsonStrict: true });
+  return async function jsonBody(ctx, next) {
+    if (rawBodyPaths.some((p) => p.test(ctx.path))) return next();
     const hasBody = Number(ctx.get('content-length') || 0) > 0 || ctx.get('transfer-encoding') !== '';
-    if (BODY_METHODS.has(ctx.method) && hasBody && !rawBodyPaths.some((p) => p.test(ctx.path)) && !ctx.is('json')) {
+    if (BODY_METHODS.has(ctx.method) && hasBody && !ctx.is('json')) {
       throw new AppError(
         ERROR_CODES.unsupportedMediaType,
         'Request body must be JSON (Content-Type: application/json)',
       );
     }
-    await next();
+    return parseJson(ctx, next);
   };
 }
 
@@ -136,8 +142,6 @@ export function createServiceApp(options: ServiceAppOptions): Koa<ServiceState> 
   app.silent = true; // errors are logged by the error middleware, once, without internals leaking
   const metrics = createMetrics(options.name);
   const health = healthRoutes(options.readiness ?? {}, metrics);
-  const rawBodyPaths = options.rawBodyPaths ?? [];
-  const parseJson = bodyParser({ enableTypes: ['json'], jsonLimit: options.jsonLimit ?? '100kb', jsonStrict: true });
 
   app.use(requestIdMiddleware());
   app.use(accessLog(logger));
@@ -146,10 +150,6 @@ export function createServiceApp(options: ServiceAppOptions): Koa<ServiceState> 
   app.use(health.routes());
   // Identity first: a body from a caller who is not vouched for is never parsed.
   app.use(requireIdentity(options.identitySecret));
-  app.use(jsonOnly(rawBodyPaths));
-  app.use(async function parseBody(ctx, next) {
-    if (rawBodyPaths.some((p) => p.test(ctx.path))) return next();
-    return parseJson(ctx, next);
-  });
+  app.use(jsonBody({ limit: options.jsonLimit ?? '100kb', rawBodyPaths: options.rawBodyPaths ?? [] }));
   return app;
 }

@@ -15,6 +15,9 @@ export async function connectMongo(options: {
     dbName: options.dbName,
     serverSelectionTimeoutMS: options.serverSelectionTimeoutMS ?? 10_000,
     autoIndex: true,
+    // Fail fast instead of queueing queries while disconnected: callers get an error at once and
+    // readiness reports the database down; the driver itself still retries server selection.
+    bufferCommands: false,
   });
   conn.set('sanitizeFilter', true);
   // strictQuery is a schema option; a connection plugin applies it to every schema of this connection.

@@ -1,0 +1,133 @@
+import Router from '@koa/router';
+import { ERROR_CODES, type Identity } from '@nrad/contracts';
+import {
+  AppError,
+  accessLog,
+  checkReadiness,
+  createMetrics,
+  errorMiddleware,
+  healthRoutes,
+  jsonBody,
+  type Logger,
+  requestIdMiddleware,
+  signIdentity,
+  unauthenticated,
+} from '@nrad/service-kit';
+import type { Redis } from 'ioredis';
+import Koa from 'koa';
+import { createAuthClient } from './auth/auth-client.ts';
+import { hitAddressLimit, LoginGuard } from './auth/login-guard.ts';
+import { sessionRoutes } from './auth/routes.ts';
+import type { GatewayConfig } from './config.ts';
+import { createProxy } from './proxy/proxy.ts';
+import { routeFor, type ServiceName } from './routes.ts';
+import { sameOriginWrites, securityHeaders } from './security.ts';
+import { type SessionData, sessionMiddleware, sessionUser } from './session/session.ts';
+
+export interface GatewayDeps {
+  config: GatewayConfig;
+  redis: Redis;
+  logger: Logger;
+}
+
+interface GatewayState {
+  requestId: string;
+  identity?: Identity;
+}
+
+/**
+ * The only public entry: security headers, sessions in Redis, sign-in with lockout, and every other
+ * /api path forwarded to the service that owns it with a signed identity token.
+ */
+export function createGateway({ config, redis, logger }: GatewayDeps) {
+  const app = new Koa<GatewayState>();
+  app.keys = config.SESSION_SECRET.split(',').map((k) => k.trim());
+  app.proxy = config.TRUST_PROXY;
+  app.silent = true;
+
+  const prefix = config.REDIS_PREFIX;
+  const services: Record<ServiceName, string> = { auth: config.AUTH_URL };
+  const addressLimits = { registrations: config.REGISTER_IP_MAX_PER_HOUR };
+  const auth = createAuthClient({ baseUrl: config.AUTH_URL, identitySecret: config.IDENTITY_SECRET });
+  const guard = new LoginGuard(redis, prefix, {
+    maxFailures: config.LOGIN_MAX_FAILURES,
+    failureWindowSeconds: config.LOGIN_FAILURE_WINDOW_MINUTES * 60,
+    lockSeconds: config.LOGIN_LOCK_MINUTES * 60,
+    ipMaxFailures: config.LOGIN_IP_MAX_FAILURES,
+    ipWindowSeconds: config.LOGIN_IP_WINDOW_MINUTES * 60,
+  });
+  const proxy = createProxy({ timeoutMs: config.UPSTREAM_TIMEOUT_MS, logger });
+  const metrics = createMetrics('gateway');
+  const readiness = {
+    redis: async () => {
+      if ((await redis.ping()) !== 'PONG') throw new Error('no PONG');
+    },
+    auth: () => auth.ready(),
+  };
+
+  app.use(requestIdMiddleware());
+  app.use(accessLog(logger));
+  app.use(metrics.middleware);
+  app.use(errorMiddleware(logger));
+  app.use(securityHeaders());
+  app.use(healthRoutes(readiness, metrics).routes());
+
+  const api = new Router<GatewayState>({ prefix: '/api' });
+  api.use(sameOriginWrites());
+  api.use(
+    sessionMiddleware(app as unknown as Koa, {
+      redis,
+      prefix,
+      idleMs: config.SESSION_IDLE_MINUTES * 60_000,
+      absoluteMs: config.SESSION_ABSOLUTE_HOURS * 3_600_000,
+    }),
+  );
+
+  api.get('/health', async (ctx) => {
+    const report = await checkReadiness(readiness);
+    ctx.status = report.ready ? 200 : 503;
+    ctx.body = { status: report.ready ? 'ok' : 'unavailable', dependencies: report.checks };
+  });
+
+  const own = sessionRoutes({ auth, guard, logger });
+  api.use(jsonBody({ limit: '10kb', rawBodyPaths: [/^\/api\/(?!auth\/(login|logout|user)$)/] }));
+  api.use(own.routes(), own.allowedMethods());
+
+  // Everything else under /api: the owning service, with the caller's identity.
+  api.all('/{*rest}', async (ctx) => {
+    const rule = routeFor(ctx.path);
+    if (!rule) throw new AppError(ERROR_CODES.notFound, 'Not found');
+    const user = sessionUser(ctx as unknown as Koa.Context);
+    if (!user && !rule.public) throw unauthenticated('Not signed in');
+    if (rule.addressLimit) {
+      const limit = addressLimits[rule.addressLimit];
+      const wait = await hitAddressLimit(redis, `${prefix}limit:${rule.addressLimit}:`, ctx.ip, limit, 3600);
+      if (wait > 0) {
+        ctx.set('Retry-After', String(wait));
+        throw new AppError(ERROR_CODES.rateLimited, 'Too many requests from your network. Please try again later.');
+      }
+    }
+    const identity: Identity = user
+      ? { kind: 'user', userId: user.id, name: user.name, organization: user.organization, role: user.role }
+      : { kind: 'anonymous' };
+    ctx.state.identity = identity;
+    const token = await signIdentity(identity, config.IDENTITY_SECRET);
+    const { refreshSession } = await proxy.forward(ctx as unknown as Koa.Context, services[rule.service], token);
+    if (refreshSession && user) {
+      const fresh = await auth.getUser(user.id, ctx.state.requestId).catch(() => user);
+      (ctx.session as unknown as SessionData).user = fresh ?? user;
+    }
+  });
+  app.use(api.routes());
+
+  app.use(async function root(ctx, next) {
+    if (ctx.path === '/' && ctx.method === 'GET') {
+      ctx.type = 'text/plain';
+      ctx.body = 'NRAD gateway is running. The API is under /api (see README.md); the web screens are not built yet.\n';
+      return;
+    }
+    await next();
+  });
+
+  return { app, close: () => proxy.close() };
+}

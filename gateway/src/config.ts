@@ -1,0 +1,36 @@
+import { env, loadConfig } from '@nrad/service-kit';
+import { z } from 'zod';
+
+const minutes = (fallback: number) => z.coerce.number().positive().default(fallback);
+
+export const GatewayConfigSchema = z.object({
+  HOST: z.string().default('0.0.0.0'),
+  PORT: env.port(8080),
+  LOG_LEVEL: env.logLevel(),
+  REDIS_URL: env.url(),
+  /** Prefix of every Redis key the gateway writes (sessions, counters). */
+  REDIS_PREFIX: z.string().default('nrad:gateway:'),
+  IDENTITY_SECRET: env.secret(),
+  /** Cookie signing keys, comma-separated; the first signs, all verify (rotation). */
+  SESSION_SECRET: env.secret(),
+  SESSION_IDLE_MINUTES: minutes(30),
+  SESSION_ABSOLUTE_HOURS: minutes(12),
+  /** Failed sign-ins of one account within the window that lock it. */
+  LOGIN_MAX_FAILURES: z.coerce.number().int().positive().default(5),
+  LOGIN_FAILURE_WINDOW_MINUTES: minutes(15),
+  LOGIN_LOCK_MINUTES: minutes(30),
+  /** Failed sign-ins from one address within the window before that address must wait. */
+  LOGIN_IP_MAX_FAILURES: z.coerce.number().int().positive().default(30),
+  LOGIN_IP_WINDOW_MINUTES: minutes(15),
+  /** Registrations from one address per hour. */
+  REGISTER_IP_MAX_PER_HOUR: z.coerce.number().int().positive().default(100),
+  /** Take the client address from X-Forwarded-For (only behind a proxy you trust). */
+  TRUST_PROXY: env.bool(false),
+  /** How long a service may take to answer a proxied request. */
+  UPSTREAM_TIMEOUT_MS: z.coerce.number().int().positive().default(120_000),
+  AUTH_URL: env.url(),
+});
+export type GatewayConfig = z.output<typeof GatewayConfigSchema>;
+
+export const loadGatewayConfig = (source: Record<string, string | undefined> = process.env) =>
+  loadConfig(GatewayConfigSchema, source);

@@ -1,0 +1,25 @@
+/**
+ * Which service owns which /api path (ARCHITECTURE.md "Route ownership"). Ordered: the first
+ * pattern that matches wins, so specific paths come before the general ones of the same prefix.
+ * The gateway's own paths (login, logout, user, health) are handled before this table is read.
+ */
+export type ServiceName = 'auth';
+
+export interface RouteRule {
+  pattern: RegExp;
+  service: ServiceName;
+  /** Reachable without a session (the request carries an anonymous identity). */
+  public?: boolean;
+  /** Requests per address per hour, counted in Redis (see GatewayConfig for the numbers). */
+  addressLimit?: 'registrations';
+}
+
+export const ROUTES: readonly RouteRule[] = [
+  { pattern: /^\/api\/auth\/register$/, service: 'auth', public: true, addressLimit: 'registrations' },
+  { pattern: /^\/api\/auth\/update-name$/, service: 'auth' },
+  { pattern: /^\/api\/contact-admin$/, service: 'auth' },
+];
+
+export function routeFor(path: string): RouteRule | undefined {
+  return ROUTES.find((r) => r.pattern.test(path));
+}

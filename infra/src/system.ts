@@ -1,0 +1,147 @@
+import path from 'node:path';
+import { REPO_ROOT } from './paths.ts';
+import { freePort, isListening, waitUntil } from './ports.ts';
+import { type ManagedProcess, spawnManaged } from './process.ts';
+import { loadOrCreateSecrets } from './secrets.ts';
+import { givenUrls, type InfraUrls, type RunningInfra, startLocalInfra } from './stack.ts';
+
+/** What every service gets; each service adds its own variables. */
+interface Shared extends InfraUrls {
+  identitySecret: string;
+  adminEmail: string;
+  adminPassword: string;
+  logLevel: string;
+}
+
+/**
+ * The deployables `npm start` runs, in start order (the gateway last). Each later service adds an
+ * entry here; the gateway is told each one's URL as `<NAME>_URL`.
+ */
+export const SERVICES: ReadonlyArray<{ name: string; entry: string; env: (s: Shared) => Record<string, string> }> = [
+  {
+    name: 'auth',
+    entry: 'services/auth/dist/main.js',
+    env: (s) => ({
+      MONGO_URL: s.mongoUrl,
+      IDENTITY_SECRET: s.identitySecret,
+      ADMIN_EMAIL: s.adminEmail,
+      ADMIN_PASSWORD: s.adminPassword,
+    }),
+  },
+];
+
+export interface SystemOptions {
+  dataDir: string;
+  gatewayPort: number;
+  gatewayHost: string;
+  adminEmail: string;
+  /** Given by the operator (ADMIN_PASSWORD); otherwise generated once and kept in the data dir. */
+  adminPassword?: string;
+  logLevel?: string;
+  /** MONGO_URL / NATS_URL / REDIS_URL: use those servers instead of starting local ones. */
+  env?: Record<string, string | undefined>;
+  log?: (line: string) => void;
+}
+
+export interface RunningSystem {
+  url: string;
+  admin: { email: string; password: string; generated: boolean };
+  logsDir: string;
+  infra: RunningInfra;
+  /** Resolves with the first process that exits on its own (a crash). */
+  crashed: Promise<ManagedProcess>;
+  /** Stops the gateway, then the services, then the infrastructure. */
+  stop(): Promise<void>;
+}
+
+/** Starts infrastructure, every service and the gateway from their built bundles. */
+export async function startSystem(options: SystemOptions): Promise<RunningSystem> {
+  const log = options.log ?? ((line: string) => console.error(line));
+  const logsDir = path.join(options.dataDir, 'logs');
+  if (await isListening(options.gatewayPort)) {
+    throw new Error(`Port ${options.gatewayPort} is already in use. Set GATEWAY_PORT to a free port.`);
+  }
+  const secrets = loadOrCreateSecrets(options.dataDir);
+  const adminPassword = options.adminPassword ?? secrets.adminPassword;
+
+  log('Starting local infrastructure (FerretDB, NATS JetStream, Redis)...');
+  const infra = await startLocalInfra({ dataDir: options.dataDir, persist: true, given: givenUrls(options.env) });
+  const running: ManagedProcess[] = [];
+  let stopping = false;
+  const stop = async () => {
+    stopping = true;
+    for (const p of running.reverse()) await p.stop();
+    await infra.stop();
+  };
+
+  const shared: Shared = {
+    mongoUrl: infra.mongoUrl,
+    natsUrl: infra.natsUrl,
+    redisUrl: infra.redisUrl,
+    identitySecret: secrets.identitySecret,
+    adminEmail: options.adminEmail,
+    adminPassword,
+    logLevel: options.logLevel ?? 'info',
+  };
+
+  const launch = async (name: string, entry: string, port: number, env: Record<string, string>) => {
+    const proc = spawnManaged(name, process.execPath, ['--enable-source-maps', path.join(REPO_ROOT, entry)], {
+      cwd: REPO_ROOT,
+      env: { PATH: process.env.PATH, NODE_ENV: 'production', LOG_LEVEL: shared.logLevel, PORT: String(port), ...env },
+      logFile: path.join(logsDir, `${name}.log`),
+    });
+    running.push(proc);
+    try {
+      await Promise.race([
+        waitUntil(`${name} to be ready`, () => ready(port), 60_000),
+        proc.exited.then((code) => {
+          throw new Error(`${name} exited with code ${code}`);
+        }),
+      ]);
+    } catch (err) {
+      throw new Error(`${(err as Error).message}. Its last output:\n${proc.tail()}`);
+    }
+  };
+
+  try {
+    const serviceUrls: Record<string, string> = {};
+    for (const service of SERVICES) {
+      const port = await freePort();
+      log(`Starting ${service.name}...`);
+      await launch(service.name, service.entry, port, { HOST: '127.0.0.1', ...service.env(shared) });
+      serviceUrls[`${service.name.toUpperCase()}_URL`] = `http://127.0.0.1:${port}`;
+    }
+    log('Starting gateway...');
+    await launch('gateway', 'gateway/dist/main.js', options.gatewayPort, {
+      HOST: options.gatewayHost,
+      REDIS_URL: infra.redisUrl,
+      IDENTITY_SECRET: secrets.identitySecret,
+      SESSION_SECRET: secrets.sessionSecret,
+      ...serviceUrls,
+    });
+  } catch (err) {
+    await stop();
+    throw err;
+  }
+
+  const crashed = new Promise<ManagedProcess>((resolve) => {
+    for (const p of running) void p.exited.then(() => !stopping && resolve(p));
+  });
+  return {
+    url: `http://localhost:${options.gatewayPort}`,
+    admin: { email: options.adminEmail, password: adminPassword, generated: options.adminPassword === undefined },
+    logsDir,
+    infra,
+    crashed,
+    stop,
+  };
+}
+
+async function ready(port: number): Promise<boolean> {
+  try {
+    const res = await fetch(`http://127.0.0.1:${port}/readyz`, { signal: AbortSignal.timeout(2000) });
+    return res.ok;
+  } catch {
+    return false;
+  }
+}

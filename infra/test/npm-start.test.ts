@@ -1,0 +1,150 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { REPO_ROOT } from '../src/paths.ts';
+import { freePort } from '../src/ports.ts';
+import { SpecClient } from './spec-client.ts';
+
+/**
+ * `npm start` as a user runs it (node scripts/start.mjs), on its embedded defaults in a fresh data
+ * directory, exercised by a client that knows only SPEC §7; then Ctrl-C, and a second start that
+ * must find the data again.
+ */
+const dataDir = mkdtempSync(path.join(os.tmpdir(), 'nrad-start-'));
+const running = new Set<ChildProcess>();
+
+afterAll(async () => {
+  for (const child of running) child.kill('SIGKILL');
+  rmSync(dataDir, { recursive: true, force: true });
+});
+
+async function npmStart(port: number) {
+  const env: NodeJS.ProcessEnv = { ...process.env, NRAD_DATA_DIR: dataDir, GATEWAY_PORT: String(port) };
+  for (const name of ['MONGO_URL', 'NATS_URL', 'REDIS_URL', 'ADMIN_PASSWORD', 'ADMIN_EMAIL']) delete env[name];
+  const child = spawn(process.execPath, ['scripts/start.mjs'], {
+    cwd: REPO_ROOT,
+    env,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  running.add(child);
+  let output = '';
+  child.stdout?.on('data', (d) => {
+    output += d;
+  });
+  child.stderr?.on('data', (d) => {
+    output += d;
+  });
+  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+  const deadline = Date.now() + 120_000;
+  while (!/NRAD is up at/.test(output)) {
+    if (child.exitCode !== null) throw new Error(`npm start exited early:\n${output}`);
+    if (Date.now() > deadline) throw new Error(`npm start did not come up:\n${output}`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  const admin = /Sign in as admin: (\S+) \/ (\S+)/.exec(output);
+  return {
+    url: (/NRAD is up at (\S+)/.exec(output) as RegExpExecArray)[1] as string,
+    admin: { email: admin?.[1] as string, password: admin?.[2] as string },
+    output: () => output,
+    async stop() {
+      child.kill('SIGINT');
+      const code = await exited;
+      running.delete(child);
+      return code;
+    },
+  };
+}
+
+describe('npm start', () => {
+  it('brings the system up; a SPEC §7 client uses it; Ctrl-C stops it; a second start keeps the data', async () => {
+    const port = await freePort();
+    const first = await npmStart(port);
+    expect(first.url).toBe(`http://localhost:${port}`);
+    expect(first.admin.email).toBe('admin@nrad.local');
+
+    const anon = new SpecClient(first.url);
+    expect((await anon.get('/api/health')).status).toBe(200);
+    expect((await anon.get('/api/auth/user')).status).toBe(401);
+
+    const users: Record<string, { email: string; password: string }> = {};
+    for (const organization of ['BPS', 'FIA', 'CUS']) {
+      const email = `${organization.toLowerCase()}.officer@gov.bm`;
+      const password = `${organization}-secret-pw`;
+      const reg = await anon.post('/api/auth/register', {
+        name: `${organization} Officer`,
+        email,
+        password,
+        role: 'Investigator',
+        organization,
+      });
+      expect(reg.status).toBe(201);
+      users[organization] = { email, password };
+
+      const client = new SpecClient(first.url);
+      const login = await client.post('/api/auth/login', { email, password });
+      expect(login.status).toBe(200);
+      expect((await client.get('/api/auth/user')).body.user).toMatchObject({ organization, role: 'Investigator' });
+      expect((await client.put('/api/auth/update-name', { name: `${organization} Renamed` })).status).toBe(200);
+      expect((await client.get('/api/auth/user')).body.user.name).toBe(`${organization} Renamed`);
+      expect((await client.post('/api/contact-admin', { subject: 'Hello', message: 'From the field' })).status).toBe(
+        201,
+      );
+      const cookie = client.cookieHeader();
+      expect((await client.post('/api/auth/logout')).status).toBe(200);
+      const replay = await fetch(`${first.url}/api/auth/user`, { headers: { cookie } });
+      expect(replay.status).toBe(401);
+    }
+
+    const dup = await anon.post('/api/auth/register', {
+      name: 'Dup',
+      email: 'BPS.OFFICER@gov.bm',
+      password: 'another-password',
+      role: 'x',
+      organization: 'FIA',
+    });
+    expect(dup.status).toBe(409);
+    expect(dup.body.message).toContain('User already exists');
+    expect(
+      (
+        await anon.post('/api/auth/register', {
+          name: 'A',
+          email: 'a@b.bm',
+          password: 'long-enough',
+          role: 'r',
+          organization: 'ADMIN',
+        })
+      ).status,
+    ).toBe(400);
+    expect((await anon.post('/api/auth/login', { email: { $gt: '' }, password: 'x' })).status).toBe(400);
+    expect((await anon.post('/api/auth/login', '{"email":')).status).toBe(400);
+
+    const admin = new SpecClient(first.url);
+    const adminLogin = await admin.post('/api/auth/login', first.admin);
+    expect(adminLogin.status).toBe(200);
+    expect(adminLogin.body.user.organization).toBe('ADMIN');
+
+    // Lockout: five failures lock the account, even against the right password.
+    const victim = users.CUS as { email: string; password: string };
+    const statuses: number[] = [];
+    for (let i = 0; i < 5; i++)
+      statuses.push((await anon.post('/api/auth/login', { email: victim.email, password: 'wrong' })).status);
+    expect(statuses).toEqual([401, 401, 401, 401, 423]);
+    const locked = await anon.post('/api/auth/login', victim);
+    expect(locked.status).toBe(423);
+    expect(locked.body.message).toMatch(/locked/);
+
+    expect(await first.stop()).toBe(0);
+    expect(first.output()).toContain('Stopped.');
+    await expect(fetch(`${first.url}/api/health`)).rejects.toThrow();
+
+    const second = await npmStart(port);
+    expect(second.admin).toEqual(first.admin);
+    const again = new SpecClient(second.url);
+    const relogin = await again.post('/api/auth/login', users.BPS);
+    expect(relogin.status).toBe(200);
+    expect(relogin.body.user.name).toBe('BPS Renamed');
+    expect(await second.stop()).toBe(0);
+  }, 300_000);
+});

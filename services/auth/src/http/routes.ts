@@ -1,0 +1,71 @@
+import Router from '@koa/router';
+import {
+  ContactAdminRequestSchema,
+  type ContactAdminResponse,
+  ObjectIdSchema,
+  RegisterRequestSchema,
+  type RegisterResponse,
+  SESSION_REFRESH_HEADER,
+  UpdateNameRequestSchema,
+  type UserResponse,
+  VerifyCredentialsRequestSchema,
+  type VerifyCredentialsResponse,
+} from '@nrad/contracts';
+import { notFound, parse, requireServiceCaller, type ServiceState, unauthenticated, userOf } from '@nrad/service-kit';
+import * as accounts from '../use-cases/accounts.ts';
+
+/** Public paths (through the gateway) of SPEC §7 that this service owns. */
+export function apiRoutes(deps: accounts.AccountDeps) {
+  const router = new Router<ServiceState>({ prefix: '/api' });
+
+  router.post('/auth/register', async (ctx) => {
+    // Anyone the gateway vouches for may register: a visitor (anonymous) or a signed-in user.
+    if (!ctx.state.identity || ctx.state.identity.kind === 'service') throw unauthenticated();
+    const input = parse(RegisterRequestSchema, ctx.request.body);
+    const user = await accounts.register(deps, input);
+    ctx.status = 201;
+    ctx.body = { message: 'Account created successfully', user } satisfies RegisterResponse;
+  });
+
+  router.put('/auth/update-name', async (ctx) => {
+    const who = userOf(ctx.state);
+    const { name } = parse(UpdateNameRequestSchema, ctx.request.body);
+    const user = await accounts.updateName(deps, who, name);
+    // The gateway re-reads the user into the session, so the header and tokens show the new name.
+    ctx.set(SESSION_REFRESH_HEADER, '1');
+    ctx.body = { user } satisfies UserResponse;
+  });
+
+  router.post('/contact-admin', async (ctx) => {
+    const who = userOf(ctx.state);
+    const input = parse(ContactAdminRequestSchema, ctx.request.body);
+    const request = await accounts.contactAdmin(deps, who, input);
+    ctx.status = 201;
+    ctx.body = {
+      message: 'Your message has been sent to the administrator.',
+      request: { id: request.id, status: request.status, createdAt: request.createdAt },
+    } satisfies ContactAdminResponse;
+  });
+
+  return router;
+}
+
+/** Paths only the gateway calls (service identity); the gateway never routes /internal from outside. */
+export function internalRoutes(deps: accounts.AccountDeps) {
+  const router = new Router<ServiceState>({ prefix: '/internal' });
+  router.use(requireServiceCaller());
+
+  router.post('/credentials/verify', async (ctx) => {
+    const input = parse(VerifyCredentialsRequestSchema, ctx.request.body);
+    ctx.body = (await accounts.verifyCredentials(deps, input)) satisfies VerifyCredentialsResponse;
+  });
+
+  router.get('/users/:id', async (ctx) => {
+    const id = ObjectIdSchema.safeParse(ctx.params.id);
+    const user = id.success ? await deps.users.findById(id.data) : null;
+    if (!user) throw notFound('User not found');
+    ctx.body = { user } satisfies UserResponse;
+  });
+
+  return router;
+}
