@@ -2,6 +2,7 @@ export * from './ferretdb.ts';
 export * from './nats.ts';
 export * from './paths.ts';
 export * from './ports.ts';
+export * from './postgres.ts';
 export * from './process.ts';
 export * from './redis.ts';
 export * from './stack.ts';

@@ -65,7 +65,13 @@ export async function startSystem(options: SystemOptions): Promise<RunningSystem
   const adminPassword = options.adminPassword ?? secrets.adminPassword;
 
   log('Starting local infrastructure (FerretDB, NATS JetStream, Redis)...');
-  const infra = await startLocalInfra({ dataDir: options.dataDir, persist: true, given: givenUrls(options.env) });
+  const pgUrl = options.env?.FERRETDB_POSTGRESQL_URL;
+  const infra = await startLocalInfra({
+    dataDir: options.dataDir,
+    persist: true,
+    given: givenUrls(options.env),
+    ...(pgUrl ? { ferretdbPostgresqlUrl: pgUrl } : {}),
+  });
   const running: ManagedProcess[] = [];
   let stopping = false;
   const stop = async () => {
