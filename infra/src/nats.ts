@@ -1,6 +1,6 @@
 import { mkdirSync } from 'node:fs';
-import { freePort, isListening, waitUntil } from './ports.ts';
-import { type ManagedProcess, spawnManaged } from './process.ts';
+import { freePort } from './ports.ts';
+import { type ManagedProcess, spawnManaged, waitForListening } from './process.ts';
 import { findCommand } from './system-packages.ts';
 
 /** Starts nats-server with JetStream storing under `storeDir`; resolves once it accepts clients. */
@@ -16,16 +16,6 @@ export async function startNats(options: {
   const proc = spawnManaged('nats', bin, ['-a', '127.0.0.1', '-p', String(port), '-js', '-sd', options.storeDir], {
     ...(options.logFile ? { logFile: options.logFile } : {}),
   });
-  try {
-    await Promise.race([
-      waitUntil(`nats-server on port ${port}`, () => isListening(port), 20_000),
-      proc.exited.then(() => {
-        throw new Error('exited');
-      }),
-    ]);
-  } catch (err) {
-    await proc.stop(1000);
-    throw new Error(`nats-server did not start (${(err as Error).message}):\n${proc.tail()}`);
-  }
+  await waitForListening(proc, port, 'nats-server');
   return { url: `nats://127.0.0.1:${port}`, process: proc };
 }

@@ -2,8 +2,8 @@ import { spawnSync } from 'node:child_process';
 import { chownSync, existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { freePort, isListening, waitUntil } from './ports.ts';
-import { spawnManaged } from './process.ts';
+import { freePort } from './ports.ts';
+import { spawnManaged, waitForListening } from './process.ts';
 import { ensureDebianPackages } from './system-packages.ts';
 
 /** The bin folder of the newest PostgreSQL Debian installs (initdb is not on PATH there). */
@@ -69,16 +69,10 @@ export async function startPostgres(options: { logFile?: string } = {}): Promise
   ]);
   const proc = spawnManaged('postgresql', cmd, args, { ...(options.logFile ? { logFile: options.logFile } : {}) });
   try {
-    await Promise.race([
-      waitUntil(`PostgreSQL on port ${port}`, () => isListening(port), 30_000),
-      proc.exited.then(() => {
-        throw new Error('exited');
-      }),
-    ]);
+    await waitForListening(proc, port, 'PostgreSQL', 30_000);
   } catch (err) {
-    await proc.stop(1000);
     rmSync(dir, { recursive: true, force: true });
-    throw new Error(`PostgreSQL did not start (${(err as Error).message}):\n${proc.tail()}`);
+    throw err;
   }
   return {
     url: `postgres://nrad@127.0.0.1:${port}/postgres`,

@@ -1,6 +1,7 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { createWriteStream, mkdirSync } from 'node:fs';
 import path from 'node:path';
+import { isListening, waitUntil } from './ports.ts';
 
 export interface ManagedProcess {
   name: string;
@@ -92,4 +93,22 @@ export function spawnManaged(
   live.add(managed);
   void exited.then(() => live.delete(managed));
   return managed;
+}
+
+/**
+ * Resolves once `proc` accepts connections on `port`; if it exits or takes longer than
+ * `timeoutMs`, stops it and fails with its last output.
+ */
+export async function waitForListening(proc: ManagedProcess, port: number, what: string, timeoutMs = 20_000) {
+  try {
+    await Promise.race([
+      waitUntil(`${what} on port ${port}`, () => isListening(port), timeoutMs),
+      proc.exited.then(() => {
+        throw new Error('exited');
+      }),
+    ]);
+  } catch (err) {
+    await proc.stop(1000);
+    throw new Error(`${what} did not start (${(err as Error).message}):\n${proc.tail()}`);
+  }
 }

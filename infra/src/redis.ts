@@ -1,6 +1,6 @@
 import { mkdirSync } from 'node:fs';
-import { freePort, isListening, waitUntil } from './ports.ts';
-import { type ManagedProcess, spawnManaged } from './process.ts';
+import { freePort } from './ports.ts';
+import { type ManagedProcess, spawnManaged, waitForListening } from './process.ts';
 import { findCommand } from './system-packages.ts';
 
 /**
@@ -20,16 +20,6 @@ export async function startRedis(options: {
   const args = ['--bind', '127.0.0.1', '--port', String(port), '--dir', options.dir, '--save', ''];
   args.push('--appendonly', options.persist ? 'yes' : 'no', '--daemonize', 'no', '--protected-mode', 'yes');
   const proc = spawnManaged('redis', bin, args, { ...(options.logFile ? { logFile: options.logFile } : {}) });
-  try {
-    await Promise.race([
-      waitUntil(`redis-server on port ${port}`, () => isListening(port), 20_000),
-      proc.exited.then(() => {
-        throw new Error('exited');
-      }),
-    ]);
-  } catch (err) {
-    await proc.stop(1000);
-    throw new Error(`redis-server did not start (${(err as Error).message}):\n${proc.tail()}`);
-  }
+  await waitForListening(proc, port, 'redis-server');
   return { url: `redis://127.0.0.1:${port}`, process: proc };
 }
