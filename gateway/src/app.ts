@@ -7,7 +7,6 @@ import {
   createMetrics,
   errorMiddleware,
   healthRoutes,
-  jsonBody,
   type Logger,
   requestIdMiddleware,
   signIdentity,
@@ -17,12 +16,12 @@ import type { Redis } from 'ioredis';
 import Koa from 'koa';
 import { createAuthClient } from './auth/auth-client.ts';
 import { hitAddressLimit, LoginGuard } from './auth/login-guard.ts';
-import { sessionRoutes } from './auth/routes.ts';
+import { refreshSessionUser, sessionRoutes } from './auth/routes.ts';
 import type { GatewayConfig } from './config.ts';
 import { createProxy } from './proxy/proxy.ts';
 import { routeFor, type ServiceName } from './routes.ts';
 import { sameOriginWrites, securityHeaders } from './security.ts';
-import { type SessionData, sessionMiddleware, sessionUser } from './session/session.ts';
+import { sessionMiddleware, sessionUser } from './session/session.ts';
 
 export interface GatewayDeps {
   config: GatewayConfig;
@@ -90,7 +89,6 @@ export function createGateway({ config, redis, logger }: GatewayDeps) {
   });
 
   const own = sessionRoutes({ auth, guard, logger });
-  api.use(jsonBody({ limit: '10kb', rawBodyPaths: [/^\/api\/(?!auth\/(login|logout|user)$)/] }));
   api.use(own.routes(), own.allowedMethods());
 
   // Everything else under /api: the owning service, with the caller's identity.
@@ -113,10 +111,7 @@ export function createGateway({ config, redis, logger }: GatewayDeps) {
     ctx.state.identity = identity;
     const token = await signIdentity(identity, config.IDENTITY_SECRET);
     const { refreshSession } = await proxy.forward(ctx as unknown as Koa.Context, services[rule.service], token);
-    if (refreshSession && user) {
-      const fresh = await auth.getUser(user.id, ctx.state.requestId).catch(() => user);
-      (ctx.session as unknown as SessionData).user = fresh ?? user;
-    }
+    if (refreshSession) await refreshSessionUser(ctx as unknown as Koa.Context, { auth, logger });
   });
   app.use(api.routes());
 

@@ -1,7 +1,7 @@
 import { ERROR_CODES } from '@nrad/contracts';
 import request from 'supertest';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { ADMIN, newUser, nextIp, signIn, startAuthStack } from './stack.ts';
+import { ADMIN, cookieJar, newUser, nextIp, signIn, startAuthStack } from './stack.ts';
 
 let stack: Awaited<ReturnType<typeof startAuthStack>>;
 let gw: ReturnType<typeof stack.gateway>;
@@ -60,16 +60,7 @@ describe('sign-in, session and sign-out (SPEC §7)', () => {
   });
 
   it('ends the session server-side at logout: a replayed cookie gets 401', async () => {
-    const ip = nextIp();
-    const body = await register(ip);
-    const login = await request(gw.server)
-      .post('/api/auth/login')
-      .set('x-forwarded-for', ip)
-      .send({ email: body.email, password: body.password })
-      .expect(200);
-    const cookie = (cookieOf(login) as string).split(';')[0] as string;
-    const sig = ([] as string[]).concat(login.headers['set-cookie']).find((c) => c.startsWith('nrad.sid.sig='));
-    const jar = [cookie, (sig as string).split(';')[0]].join('; ');
+    const jar = cookieJar((await signIn(gw.server)).login);
     await request(gw.server).get('/api/auth/user').set('cookie', jar).expect(200);
     await request(gw.server).post('/api/auth/logout').set('cookie', jar).expect(200);
     const replay = await request(gw.server).get('/api/auth/user').set('cookie', jar).expect(401);
@@ -144,18 +135,8 @@ describe('sign-in, session and sign-out (SPEC §7)', () => {
 
   it('expires an idle session server-side; activity keeps it alive', async () => {
     const idle = stack.gateway({ SESSION_IDLE_MINUTES: String(2 / 60) }); // 2 seconds
-    const ip = nextIp();
-    const body = await register(ip);
-    const login = await request(idle.server)
-      .post('/api/auth/login')
-      .set('x-forwarded-for', ip)
-      .send({ email: body.email, password: body.password })
-      .expect(200);
     // The cookie is sent by hand, whatever its Expires says: the server must refuse on its own.
-    const jar = ([] as string[])
-      .concat(login.headers['set-cookie'])
-      .map((c) => c.split(';')[0])
-      .join('; ');
+    const jar = cookieJar((await signIn(idle.server)).login);
     const me = () => request(idle.server).get('/api/auth/user').set('cookie', jar);
     await new Promise((r) => setTimeout(r, 1200));
     await me().expect(200); // activity resets the idle clock

@@ -83,3 +83,11 @@ export async function signIn(server: Parameters<typeof request.agent>[0], overri
     .expect(200);
   return { agent, body, ip, login, user: login.body.user as { id: string; name: string; organization: string } };
 }
+
+/** The Cookie header a browser would send back after `res` (session id and its signature). */
+export function cookieJar(res: request.Response): string {
+  return ([] as string[])
+    .concat(res.headers['set-cookie'] ?? [])
+    .map((c) => c.split(';')[0])
+    .join('; ');
+}

@@ -96,19 +96,29 @@ export function spawnManaged(
 }
 
 /**
- * Resolves once `proc` accepts connections on `port`; if it exits or takes longer than
- * `timeoutMs`, stops it and fails with its last output.
+ * Resolves once `check` says `proc` is ready; if the process exits first or `timeoutMs` passes,
+ * stops it and fails with its last output.
  */
-export async function waitForListening(proc: ManagedProcess, port: number, what: string, timeoutMs = 20_000) {
+export async function waitForReady(
+  proc: ManagedProcess,
+  what: string,
+  check: () => Promise<boolean>,
+  timeoutMs: number,
+) {
   try {
     await Promise.race([
-      waitUntil(`${what} on port ${port}`, () => isListening(port), timeoutMs),
-      proc.exited.then(() => {
-        throw new Error('exited');
+      waitUntil(what, check, timeoutMs),
+      proc.exited.then((code) => {
+        throw new Error(`exited with code ${code}`);
       }),
     ]);
   } catch (err) {
     await proc.stop(1000);
-    throw new Error(`${what} did not start (${(err as Error).message}):\n${proc.tail()}`);
+    throw new Error(`${what} did not start (${(err as Error).message}). Its last output:\n${proc.tail()}`);
   }
+}
+
+/** `waitForReady` for servers whose readiness is accepting connections on `port`. */
+export function waitForListening(proc: ManagedProcess, port: number, what: string, timeoutMs = 20_000) {
+  return waitForReady(proc, `${what} on port ${port}`, () => isListening(port), timeoutMs);
 }

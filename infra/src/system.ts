@@ -1,7 +1,7 @@
 import path from 'node:path';
 import { REPO_ROOT } from './paths.ts';
-import { freePort, isListening, waitUntil } from './ports.ts';
-import { type ManagedProcess, spawnManaged } from './process.ts';
+import { freePort, isListening } from './ports.ts';
+import { type ManagedProcess, spawnManaged, waitForReady } from './process.ts';
 import { loadOrCreateSecrets } from './secrets.ts';
 import { givenUrls, type InfraUrls, type RunningInfra, startLocalInfra } from './stack.ts';
 
@@ -97,16 +97,7 @@ export async function startSystem(options: SystemOptions): Promise<RunningSystem
       logFile: path.join(logsDir, `${name}.log`),
     });
     running.push(proc);
-    try {
-      await Promise.race([
-        waitUntil(`${name} to be ready`, () => ready(port), 60_000),
-        proc.exited.then((code) => {
-          throw new Error(`${name} exited with code ${code}`);
-        }),
-      ]);
-    } catch (err) {
-      throw new Error(`${(err as Error).message}. Its last output:\n${proc.tail()}`);
-    }
+    await waitForReady(proc, name, () => ready(port), 60_000);
   };
 
   try {

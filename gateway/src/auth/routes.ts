@@ -1,6 +1,6 @@
 import Router from '@koa/router';
 import { ERROR_CODES, LoginRequestSchema, type PublicUser, type UserResponse } from '@nrad/contracts';
-import { AppError, type Logger, parse, unauthenticated } from '@nrad/service-kit';
+import { AppError, jsonBody, type Logger, parse, unauthenticated } from '@nrad/service-kit';
 import type Koa from 'koa';
 import { type SessionData, sessionUser } from '../session/session.ts';
 import { type AuthClient, UpstreamUnavailableError } from './auth-client.ts';
@@ -17,6 +17,12 @@ const minutesText = (seconds: number) => {
   return `${m} minute${m === 1 ? '' : 's'}`;
 };
 
+const lockedError = (seconds: number) =>
+  new AppError(
+    ERROR_CODES.accountLocked,
+    `This account is locked after too many failed sign-in attempts. Try again in ${minutesText(seconds)}.`,
+  );
+
 const unavailable = () =>
   new AppError(ERROR_CODES.unavailable, 'Sign-in is temporarily unavailable. Please try again shortly.');
 
@@ -32,8 +38,11 @@ async function startSession(ctx: Koa.Context, user: PublicUser) {
 /** The gateway's own paths of SPEC §7: login, logout and the current user. */
 export function sessionRoutes(deps: SessionRouteDeps) {
   const router = new Router({ prefix: '/auth' }); // mounted under the /api router
+  // Only sign-in reads a body here. Not `router.use`: that would also run for the parent router's
+  // catch-all under /api/auth and swallow bodies that must stream to a service unread.
+  const readJson = jsonBody({ limit: '10kb' });
 
-  router.post('/login', async (ctx) => {
+  router.post('/login', readJson, async (ctx) => {
     const ip = ctx.ip;
     const waitIp = await deps.guard.addressBlockedFor(ip);
     if (waitIp > 0) {
@@ -45,12 +54,7 @@ export function sessionRoutes(deps: SessionRouteDeps) {
     }
     const { email, password } = parse(LoginRequestSchema, ctx.request.body);
     const locked = await deps.guard.accountLockedFor(email);
-    if (locked > 0) {
-      throw new AppError(
-        ERROR_CODES.accountLocked,
-        `This account is locked after too many failed sign-in attempts. Try again in ${minutesText(locked)}.`,
-      );
-    }
+    if (locked > 0) throw lockedError(locked);
     let result: Awaited<ReturnType<AuthClient['verifyCredentials']>>;
     try {
       result = await deps.auth.verifyCredentials(email, password, ctx.state.requestId);
@@ -64,12 +68,7 @@ export function sessionRoutes(deps: SessionRouteDeps) {
     if (!result.ok) {
       const lockedNow = await deps.guard.recordFailure(email, ip);
       deps.logger.warn({ locked: lockedNow > 0 }, 'failed sign-in');
-      if (lockedNow > 0) {
-        throw new AppError(
-          ERROR_CODES.accountLocked,
-          `This account is locked after too many failed sign-in attempts. Try again in ${minutesText(lockedNow)}.`,
-        );
-      }
+      if (lockedNow > 0) throw lockedError(lockedNow);
       throw new AppError(ERROR_CODES.invalidCredentials, 'Invalid credentials');
     }
     await deps.guard.recordSuccess(email);
@@ -86,23 +85,37 @@ export function sessionRoutes(deps: SessionRouteDeps) {
   });
 
   router.get('/user', async (ctx) => {
-    const user = sessionUser(ctx);
-    if (!user) throw unauthenticated('Not signed in');
-    // Read the account afresh: a renamed user shows the new name, a removed one is signed out.
-    let current: PublicUser | null = user;
-    try {
-      current = await deps.auth.getUser(user.id, ctx.state.requestId);
-    } catch (err) {
-      if (!(err instanceof UpstreamUnavailableError)) throw err;
-      deps.logger.warn({ err }, 'auth service unavailable; answering from the session');
-    }
-    if (!current) {
-      ctx.session = null;
-      throw unauthenticated('Not signed in');
-    }
-    (ctx.session as unknown as SessionData).user = current;
+    const current = await refreshSessionUser(ctx, deps);
+    if (!current) throw unauthenticated('Not signed in');
     ctx.body = { user: current } satisfies UserResponse;
   });
 
   return router;
+}
+
+/**
+ * Reads the signed-in user's account afresh into the session (a renamed user shows the new name in
+ * the header and in identity tokens) and resolves with it. A removed account ends the session
+ * (null). When the auth service cannot answer, the session's copy stands.
+ */
+export async function refreshSessionUser(
+  ctx: Koa.Context,
+  deps: Pick<SessionRouteDeps, 'auth' | 'logger'>,
+): Promise<PublicUser | null> {
+  const user = sessionUser(ctx);
+  if (!user) return null;
+  let current: PublicUser | null;
+  try {
+    current = await deps.auth.getUser(user.id, ctx.state.requestId);
+  } catch (err) {
+    if (!(err instanceof UpstreamUnavailableError)) throw err;
+    deps.logger.warn({ err }, 'auth service unavailable; keeping the session copy of the user');
+    return user;
+  }
+  if (!current) {
+    ctx.session = null;
+    return null;
+  }
+  (ctx.session as unknown as SessionData).user = current;
+  return current;
 }

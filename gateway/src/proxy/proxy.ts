@@ -102,7 +102,7 @@ export function createProxy(options: { timeoutMs: number; logger: Logger }) {
     ctx.status = status;
     if (status === 204 || status === 304 || ctx.method === 'HEAD') {
       upstream.resume();
-      ctx.body = null;
+      ctx.body = null; // Koa turns an emptied 200 into 204; HEAD must keep the service's status
       ctx.status = status;
     } else {
       ctx.body = upstream;

@@ -39,7 +39,7 @@ export function sessionMiddleware(
   );
   return async function sessions(ctx, next) {
     await handle(ctx, async () => {
-      const data = ctx.session as (SessionData & { isNew?: boolean }) | null;
+      const data = ctx.session as SessionData | null;
       if (data?.user && (!data.issuedAt || Date.now() - data.issuedAt > options.absoluteMs)) {
         ctx.session = null; // past its absolute lifetime: ended server-side and the cookie cleared
       }
