@@ -23,6 +23,7 @@ export default defineConfig({
       project('infra', './infra'),
       project('kit', './services/kit'),
       project('auth', './services/auth'),
+      project('records', './services/records'),
       project('gateway', './gateway'),
     ],
   },

@@ -39,11 +39,14 @@ export const RecordFieldsSchema = z.strictObject({
   additionalInfo: optionalText(10_000, 'Additional information'),
 });
 
-/** Rules that relate fields to each other, and the defaults that depend on other fields. */
-export const RecordInputSchema = RecordFieldsSchema.superRefine((r, ctx) => {
+type RecordFields = z.output<typeof RecordFieldsSchema>;
+
+/** Rules that relate fields to each other (SPEC §3, §5, §9). */
+function checkRecordRules(r: RecordFields, ctx: z.RefinementCtx) {
   const latest = latestAllowedDate();
-  if (r.suspectDob > latest)
+  if (r.suspectDob > latest) {
     ctx.addIssue({ code: 'custom', path: ['suspectDob'], message: 'must not be in the future' });
+  }
   if (r.incidentDate > latest) {
     ctx.addIssue({ code: 'custom', path: ['incidentDate'], message: 'must not be in the future' });
   }
@@ -66,8 +69,26 @@ export const RecordInputSchema = RecordFieldsSchema.superRefine((r, ctx) => {
       message: `must be ${DEFAULT_COUNTRY} when there is no international nexus`,
     });
   }
-}).transform((r) => ({ ...r, country: r.country ?? DEFAULT_COUNTRY }));
+}
+
+/** The defaults that depend on other fields. */
+const withDefaults = <T extends RecordFields>(r: T) => ({ ...r, country: r.country ?? DEFAULT_COUNTRY });
+
+/** `POST /api/records`: the record fields, checked field by field and across fields. */
+export const RecordInputSchema = RecordFieldsSchema.superRefine(checkRecordRules).transform(withDefaults);
 export type RecordInput = z.output<typeof RecordInputSchema>;
+
+/**
+ * `PUT /api/records/{id}`: the full set of record fields (a field left out is cleared or takes its
+ * default), plus optionally the `version` the editor started from. A stale version, or a stale
+ * `If-Match` header, answers 409 instead of overwriting someone else's change.
+ */
+export const RecordUpdateSchema = RecordFieldsSchema.extend({
+  version: z.number({ error: 'Version must be a whole number' }).int().positive().optional(),
+})
+  .superRefine(checkRecordRules)
+  .transform(withDefaults);
+export type RecordUpdate = z.output<typeof RecordUpdateSchema>;
 
 /** A record as services answer with it (SPEC §3). Amounts are decimal strings, dates YYYY-MM-DD. */
 export const RecordSchema = z.object({
@@ -94,6 +115,8 @@ export const RecordSchema = z.object({
   deleted: z.boolean(),
   deletedAt: z.string().nullable(),
   deletedById: ObjectIdSchema.nullable(),
+  /** Starts at 1 and grows with every change; send it back (or as `If-Match`) when editing. */
+  version: z.number().int().positive(),
 });
 export type CaseRecord = z.infer<typeof RecordSchema>;
 
@@ -101,3 +124,119 @@ export type CaseRecord = z.infer<typeof RecordSchema>;
 export function isKnownCountry(name: string): boolean {
   return (COUNTRIES as readonly string[]).includes(name);
 }
+
+/** A row of `GET /api/admin/records`: a record with its `amount` (case + seized + confiscated). */
+export const AdminRecordSchema = RecordSchema.extend({ amount: z.string() });
+export type AdminRecord = z.infer<typeof AdminRecordSchema>;
+
+const searchText = (max: number, label: string) =>
+  z.preprocess(blankToUndefined, z.string().trim().max(max, `${label} must be at most ${max} characters`).optional());
+const searchValue = <T extends z.ZodType>(schema: T) =>
+  z.preprocess((v) => (v === null ? undefined : blankToUndefined(v)), schema.optional());
+
+/**
+ * `POST /api/records/search` (SPEC §3 "Search filter", §7). Every filter is optional; the given
+ * ones are combined with AND. Blank strings and nulls (an empty form field) mean "not given".
+ */
+export const RecordSearchSchema = z.strictObject({
+  freeText: searchText(500, 'Free text'),
+  incidentNumber: searchText(64, 'Incident number'),
+  suspectName: searchText(200, 'Suspect name'),
+  suspectDob: searchValue(DateOnlySchema),
+  incidentDate: searchValue(DateOnlySchema),
+  amount: searchValue(MoneySchema),
+  caseAmount: searchValue(MoneySchema),
+  seizedAmount: searchValue(MoneySchema),
+  confiscatedAmount: searchValue(MoneySchema),
+  country: searchText(100, 'Country'),
+  cyberAssisted: z.preprocess(
+    (v) => (v === null ? undefined : v),
+    z.boolean({ error: 'Cyber-assisted must be true or false' }).optional(),
+  ),
+  crimeType: searchValue(CrimeTypeSchema),
+});
+export type RecordSearch = z.output<typeof RecordSearchSchema>;
+
+/** Paging of every record list: `?limit=` (1–1000, default 100) and the `cursor` of the previous page. */
+export const PAGE_DEFAULT_LIMIT = 100;
+export const PAGE_MAX_LIMIT = 1000;
+export const PageQuerySchema = z.object({
+  limit: z.coerce
+    .number({ error: `limit must be a whole number from 1 to ${PAGE_MAX_LIMIT}` })
+    .int(`limit must be a whole number from 1 to ${PAGE_MAX_LIMIT}`)
+    .min(1, `limit must be a whole number from 1 to ${PAGE_MAX_LIMIT}`)
+    .max(PAGE_MAX_LIMIT, `limit must be a whole number from 1 to ${PAGE_MAX_LIMIT}`)
+    .default(PAGE_DEFAULT_LIMIT),
+  cursor: z
+    .string()
+    .regex(/^[A-Za-z0-9_-]{1,200}$/, 'cursor must be the value of a previous X-Next-Cursor header')
+    .optional(),
+});
+export type PageQuery = z.output<typeof PageQuerySchema>;
+/** Response header: how many items the whole list has (the body holds one page). */
+export const TOTAL_COUNT_HEADER = 'x-total-count';
+/** Response header: the cursor of the next page; absent on the last page. */
+export const NEXT_CURSOR_HEADER = 'x-next-cursor';
+
+/** The two lists ADMIN edits (SPEC §3 "Dropdown option"). */
+export const DROPDOWN_TYPES = ['source', 'country'] as const;
+export const DropdownTypeSchema = z.enum(DROPDOWN_TYPES, { error: 'Option list must be source or country' });
+export type DropdownType = z.infer<typeof DropdownTypeSchema>;
+
+/** What `GET /api/dropdown-options/{type}` lists. */
+export const DropdownOptionSchema = z.object({ id: z.string(), value: z.string() });
+export type DropdownOption = z.infer<typeof DropdownOptionSchema>;
+
+/**
+ * `PUT /api/dropdown-options/{type}`: the whole new list. Values are trimmed, blanks dropped and
+ * repeats (ignoring letter case) removed, keeping the first; at least one value must remain.
+ */
+export const UpdateDropdownOptionsSchema = z.strictObject({
+  values: z
+    .array(z.string({ error: 'each value must be text' }).max(200, 'each value must be at most 200 characters'), {
+      error: 'values must be a list of strings',
+    })
+    .max(1000, 'at most 1000 values')
+    .transform((values) => {
+      const seen = new Set<string>();
+      const out: string[] = [];
+      for (const raw of values) {
+        const value = raw.trim().replace(/\s+/g, ' ');
+        const key = value.toLowerCase();
+        if (value && !seen.has(key)) {
+          seen.add(key);
+          out.push(value);
+        }
+      }
+      return out;
+    })
+    .refine((values) => values.length > 0, 'at least one non-blank value is required'),
+});
+export type UpdateDropdownOptions = z.output<typeof UpdateDropdownOptionsSchema>;
+
+/** The JetStream stream of record changes and its subjects (ARCHITECTURE.md "Events"). */
+export const RECORDS_STREAM = 'RECORDS';
+export const RECORD_EVENT_TYPES = ['created', 'updated', 'deleted', 'restored'] as const;
+export type RecordEventType = (typeof RECORD_EVENT_TYPES)[number];
+export const recordSubject = (type: RecordEventType, prefix = 'records') => `${prefix}.${type}`;
+
+/** Who made a change. */
+export const ActorSchema = z.object({
+  userId: ObjectIdSchema,
+  name: z.string(),
+  organization: OrganizationSchema,
+});
+export type Actor = z.infer<typeof ActorSchema>;
+
+/**
+ * `records.created|updated|deleted|restored`: one per change, published with `id` as
+ * `Nats-Msg-Id`, so a re-published event is stored once. `record` is the record after the change.
+ */
+export const RecordEventSchema = z.object({
+  id: z.uuid(),
+  type: z.enum(RECORD_EVENT_TYPES),
+  time: z.iso.datetime(),
+  actor: ActorSchema,
+  record: RecordSchema,
+});
+export type RecordEvent = z.infer<typeof RecordEventSchema>;

@@ -29,6 +29,7 @@ export const GatewayConfigSchema = z.object({
   /** How long a service may take to answer a proxied request. */
   UPSTREAM_TIMEOUT_MS: z.coerce.number().int().positive().default(120_000),
   AUTH_URL: env.url(),
+  RECORDS_URL: env.url(),
 });
 export type GatewayConfig = z.output<typeof GatewayConfigSchema>;
 

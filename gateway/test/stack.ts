@@ -1,7 +1,9 @@
 import { createApp as createAuthApp } from '@nrad/auth-service/app';
 import { authTestConfig } from '@nrad/auth-service/test-support';
 import { testNamespace } from '@nrad/infra/harness';
-import { closeServer, connectMongo, createLogger, listen } from '@nrad/service-kit';
+import { createApp as createRecordsApp } from '@nrad/records-service/app';
+import { recordsTestConfig } from '@nrad/records-service/test-support';
+import { closeServer, connectBus, connectMongo, createLogger, listen } from '@nrad/service-kit';
 import { Redis } from 'ioredis';
 import request from 'supertest';
 import { afterAll } from 'vitest';
@@ -12,8 +14,9 @@ export const IDENTITY_SECRET = 'i'.repeat(40);
 export const ADMIN = { email: 'admin@nrad.test', password: 'admin-password-123' };
 
 /**
- * A real auth service on a real port (FerretDB behind it) and gateways in front of it on real
- * Redis, all in this test file's namespace; everything is closed after the file.
+ * Real auth and records services on real ports (FerretDB, NATS JetStream behind them) and gateways
+ * in front of them on real Redis, all in this test file's namespace; everything is closed after
+ * the file.
  */
 export async function startAuthStack() {
   const t = testNamespace();
@@ -28,6 +31,18 @@ export async function startAuthStack() {
   const { app: authApp } = await createAuthApp({ config: authConfig, db, logger });
   const authServer = await listen(authApp, 0, '127.0.0.1');
   const authUrl = `http://127.0.0.1:${authServer.port}`;
+  const recordsConfig = recordsTestConfig({
+    identitySecret: IDENTITY_SECRET,
+    mongoUrl: t.mongoUrl,
+    natsUrl: t.natsUrl,
+    dbName: t.db('records'),
+    stream: t.stream('RECORDS'),
+    subjectPrefix: t.subject('records'),
+  });
+  const recordsDb = await connectMongo({ url: recordsConfig.MONGO_URL, dbName: recordsConfig.MONGO_DB });
+  const bus = await connectBus({ url: recordsConfig.NATS_URL, name: 'gateway-test' });
+  const records = await createRecordsApp({ config: recordsConfig, db: recordsDb, bus, logger });
+  const recordsServer = await listen(records.app, 0, '127.0.0.1');
   const redis = new Redis(t.redisUrl);
   const closers: Array<() => unknown> = [];
 
@@ -39,6 +54,7 @@ export async function startAuthStack() {
       IDENTITY_SECRET,
       SESSION_SECRET: 's'.repeat(40),
       AUTH_URL: authUrl,
+      RECORDS_URL: `http://127.0.0.1:${recordsServer.port}`,
       TRUST_PROXY: 'true',
       ...overrides,
     });
@@ -51,10 +67,24 @@ export async function startAuthStack() {
     for (const close of closers) await close();
     redis.disconnect();
     await authServer.close();
-    await db.close();
+    await recordsServer.close();
+    await records.relay.stop();
+    await bus.nc.close();
+    await Promise.all([db.close(), recordsDb.close()]);
   });
 
-  return { t, redis, authUrl, authPort: authServer.port, gateway, db, closeAuth: () => closeServer(authServer.server) };
+  return {
+    t,
+    redis,
+    authUrl,
+    authPort: authServer.port,
+    gateway,
+    db,
+    bus,
+    recordsDb,
+    recordsStream: recordsConfig.RECORDS_STREAM,
+    closeAuth: () => closeServer(authServer.server),
+  };
 }
 
 let ipCounter = 0;

@@ -28,6 +28,11 @@ export const SERVICES: ReadonlyArray<{ name: string; entry: string; env: (s: Sha
       ADMIN_PASSWORD: s.adminPassword,
     }),
   },
+  {
+    name: 'records',
+    entry: 'services/records/dist/main.js',
+    env: (s) => ({ MONGO_URL: s.mongoUrl, NATS_URL: s.natsUrl, IDENTITY_SECRET: s.identitySecret }),
+  },
 ];
 
 export interface SystemOptions {

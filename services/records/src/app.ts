@@ -1,0 +1,44 @@
+import { type Bus, busReadiness, createServiceApp, ensureStream, type Logger, mongoReadiness } from '@nrad/service-kit';
+import type { Connection } from 'mongoose';
+import type { RecordsConfig } from './config.ts';
+import { DropdownRepository } from './data/dropdowns.ts';
+import { RecordRepository } from './data/records.ts';
+import { OutboxRelay } from './events/outbox-relay.ts';
+import { apiRoutes } from './http/routes.ts';
+import { KeyedLock } from './lib/keyed-lock.ts';
+import { DEFAULT_DROPDOWNS } from './use-cases/dropdowns.ts';
+import type { RecordDeps } from './use-cases/records.ts';
+
+export interface RecordsAppDeps {
+  config: RecordsConfig;
+  db: Connection;
+  bus: Bus;
+  logger: Logger;
+}
+
+/**
+ * Builds the records service: repositories, default option lists, the RECORDS stream, the outbox
+ * relay (started: it publishes whatever an earlier run left pending) and the routes.
+ */
+export async function createApp({ config, db, bus, logger }: RecordsAppDeps) {
+  const records = new RecordRepository(db);
+  const dropdowns = new DropdownRepository(db);
+  await records.init();
+  await dropdowns.seed(DEFAULT_DROPDOWNS);
+  await ensureStream(bus.jsm, { name: config.RECORDS_STREAM, subjects: [`${config.RECORDS_SUBJECT_PREFIX}.>`] });
+
+  const lock = new KeyedLock();
+  const relay = new OutboxRelay({ records, bus, lock, logger, sweepMs: config.RELAY_SWEEP_MS });
+  const deps: RecordDeps = { records, dropdowns, relay, lock, logger, subjectPrefix: config.RECORDS_SUBJECT_PREFIX };
+
+  const app = createServiceApp({
+    name: 'records',
+    logger,
+    identitySecret: config.IDENTITY_SECRET,
+    readiness: { mongo: mongoReadiness(db), nats: busReadiness(bus) },
+  });
+  const api = apiRoutes(deps);
+  app.use(api.routes()).use(api.allowedMethods());
+  relay.start();
+  return { app, deps, relay };
+}

@@ -1,0 +1,25 @@
+import { RECORDS_STREAM } from '@nrad/contracts';
+import { baseServiceEnv, env, loadConfig } from '@nrad/service-kit';
+import { z } from 'zod';
+
+export const RecordsConfigSchema = z.object({
+  ...baseServiceEnv,
+  PORT: env.port(8082),
+  MONGO_DB: z.string().min(1).default('nrad_records'),
+  NATS_URL: z.string({ error: 'is required' }).min(1, 'is required'),
+  /** The JetStream stream of record events and the first token of its subjects. */
+  RECORDS_STREAM: z
+    .string()
+    .regex(/^[A-Za-z0-9_-]+$/)
+    .default(RECORDS_STREAM),
+  RECORDS_SUBJECT_PREFIX: z
+    .string()
+    .regex(/^[A-Za-z0-9_-]+(\.[A-Za-z0-9_-]+)*$/)
+    .default('records'),
+  /** How often the outbox relay looks for events not yet published (milliseconds). */
+  RELAY_SWEEP_MS: z.coerce.number().int().min(50).default(2000),
+});
+export type RecordsConfig = z.output<typeof RecordsConfigSchema>;
+
+export const loadRecordsConfig = (source: Record<string, string | undefined> = process.env) =>
+  loadConfig(RecordsConfigSchema, source);

@@ -1,0 +1,23 @@
+/**
+ * Serializes async work per key inside this process. FerretDB applies an update as read, modify,
+ * write (MONGO-COMPAT.md), so two writes to one record must not overlap here; on MongoDB the
+ * version condition of every write makes overlapping instances safe as well.
+ */
+export class KeyedLock {
+  private readonly tails = new Map<string, Promise<unknown>>();
+
+  async run<T>(key: string, work: () => Promise<T>): Promise<T> {
+    const previous = this.tails.get(key) ?? Promise.resolve();
+    const result = previous.then(work, work);
+    const tail = result.then(
+      () => undefined,
+      () => undefined,
+    );
+    this.tails.set(key, tail);
+    try {
+      return await result;
+    } finally {
+      if (this.tails.get(key) === tail) this.tails.delete(key);
+    }
+  }
+}

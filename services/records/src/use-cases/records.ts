@@ -1,0 +1,304 @@
+import { randomUUID } from 'node:crypto';
+import {
+  type Actor,
+  type AdminRecord,
+  type CaseRecord,
+  centsToMoney,
+  DEFAULT_COUNTRY,
+  moneyToCents,
+  ObjectIdSchema,
+  type PageQuery,
+  type RecordEvent,
+  type RecordEventType,
+  RecordInputSchema,
+  type RecordSearch,
+  RecordSearchSchema,
+  RecordUpdateSchema,
+  recordSubject,
+  type UserIdentity,
+} from '@nrad/contracts';
+import { conflict, type Logger, notFound, parse, validationError } from '@nrad/service-kit';
+import { Types } from 'mongoose';
+import { decodeCursor, encodeCursor } from '../data/cursor.ts';
+import type { DropdownRepository } from '../data/dropdowns.ts';
+import {
+  dayToDate,
+  derivedFields,
+  IncidentNumberTakenError,
+  newRecordDoc,
+  type OutboxEntry,
+  op,
+  type Page,
+  presentRecord,
+  type RecordDoc,
+  type RecordFilter,
+  type RecordRepository,
+  type SortField,
+  storedFields,
+} from '../data/records.ts';
+import { deletionVariants, escapeRegex, incidentKey, nameMatches, words } from '../domain/text.ts';
+import type { OutboxRelay } from '../events/outbox-relay.ts';
+import type { KeyedLock } from '../lib/keyed-lock.ts';
+
+export interface RecordDeps {
+  records: RecordRepository;
+  dropdowns: DropdownRepository;
+  relay: OutboxRelay;
+  lock: KeyedLock;
+  logger: Logger;
+  /** Subjects are `<prefix>.created` etc. (`records` in production; a namespace in tests). */
+  subjectPrefix: string;
+}
+
+export const RECORD_NOT_FOUND = 'Record not found';
+export const INCIDENT_NUMBER_TAKEN = 'Incident number already exists';
+export const STALE_VERSION = 'This record was changed by someone else since you opened it. Reload it and try again.';
+
+/**
+ * Which records a user may see: their own organization's; ADMIN oversees every organization
+ * (docs/adr/0006). Another agency's record is then indistinguishable from a missing one.
+ */
+export function scopeOf(user: UserIdentity): RecordFilter {
+  return user.organization === 'ADMIN' ? {} : { organization: user.organization };
+}
+
+const actorOf = (user: UserIdentity): Actor => ({
+  userId: user.userId,
+  name: user.name,
+  organization: user.organization,
+});
+
+function outboxEntry(prefix: string, type: RecordEventType, user: UserIdentity, record: CaseRecord): OutboxEntry {
+  const event: RecordEvent = {
+    id: randomUUID(),
+    type,
+    time: new Date().toISOString(),
+    actor: actorOf(user),
+    record,
+  };
+  return { id: event.id, subject: recordSubject(type, prefix), payload: JSON.stringify(event), createdAt: new Date() };
+}
+
+/** A record id from the path: 24 hex characters, or 400. */
+export function parseRecordId(id: string): Types.ObjectId {
+  if (!ObjectIdSchema.safeParse(id).success) throw validationError('id: must be a valid record id');
+  return new Types.ObjectId(id);
+}
+
+/**
+ * Source and country must be options of the lists ADMIN keeps (letter case aside; the option's own
+ * spelling is stored). A value the record already has stays acceptable after ADMIN removes it from
+ * the list, so old records remain editable.
+ */
+async function checkOptions(
+  deps: RecordDeps,
+  input: { sourceOfRecord: string; country: string },
+  current?: { sourceOfRecord: string; country: string },
+) {
+  const [sources, countries] = await Promise.all([deps.dropdowns.list('source'), deps.dropdowns.list('country')]);
+  const pick = (value: string, options: string[], kept: string | undefined) =>
+    value === kept ? value : options.find((o) => o.toLowerCase() === value.toLowerCase());
+  const source = pick(
+    input.sourceOfRecord,
+    sources.map((o) => o.value),
+    current?.sourceOfRecord,
+  );
+  const country = pick(input.country, [DEFAULT_COUNTRY, ...countries.map((o) => o.value)], current?.country);
+  const problems: string[] = [];
+  if (!source) problems.push('sourceOfRecord: must be one of the Source of Record options');
+  if (!country) problems.push('country: must be one of the country options');
+  if (problems.length) throw validationError(problems.join('; '));
+  return { sourceOfRecord: source as string, country: country as string };
+}
+
+export async function createRecord(deps: RecordDeps, user: UserIdentity, body: unknown): Promise<CaseRecord> {
+  const input = parse(RecordInputSchema, body);
+  const canonical = await checkOptions(deps, input);
+  const doc = newRecordDoc({ ...input, ...canonical }, { organization: user.organization, createdById: user.userId });
+  const record = presentRecord(doc);
+  const event = outboxEntry(deps.subjectPrefix, 'created', user, record);
+  try {
+    await deps.records.insert({ ...doc, outbox: [event], outboxPending: true });
+  } catch (err) {
+    if (err instanceof IncidentNumberTakenError) throw conflict(INCIDENT_NUMBER_TAKEN);
+    throw err;
+  }
+  deps.relay.kick(doc._id);
+  return record;
+}
+
+export async function getRecord(deps: RecordDeps, user: UserIdentity, id: string): Promise<CaseRecord> {
+  const doc = await deps.records.findOne({ _id: parseRecordId(id), deleted: false, ...scopeOf(user) });
+  if (!doc) throw notFound(RECORD_NOT_FOUND);
+  return presentRecord(doc);
+}
+
+/** `If-Match: "3"` (or W/"3", or 3) → 3. */
+export function versionFromIfMatch(header: string | undefined): number | undefined {
+  if (!header) return undefined;
+  const m = /^(?:W\/)?"?(\d{1,9})"?$/.exec(header.trim());
+  if (!m) throw validationError('If-Match must be the ETag of the record, such as "3"');
+  return Number(m[1]);
+}
+
+/**
+ * Applies `change` to a record of the user's scope under the record's lock, at the version read,
+ * with its event in the same write. `find` narrows which records qualify (active or deleted).
+ */
+async function changeRecord(
+  deps: RecordDeps,
+  user: UserIdentity,
+  id: Types.ObjectId,
+  type: RecordEventType,
+  find: RecordFilter,
+  change: (current: RecordDoc) => Promise<Partial<RecordDoc>> | Partial<RecordDoc>,
+): Promise<CaseRecord> {
+  const result = await deps.lock.run(id.toHexString(), async () => {
+    const current = await deps.records.findOne({ _id: id, ...find, ...scopeOf(user) });
+    if (!current) throw notFound(RECORD_NOT_FOUND);
+    const set = { ...(await change(current)), version: current.version + 1, updatedAt: new Date() };
+    const record = presentRecord({ ...current, ...set });
+    const event = outboxEntry(deps.subjectPrefix, type, user, record);
+    let applied: boolean;
+    try {
+      applied = await deps.records.updateAtVersion(id, current.version, set, event);
+    } catch (err) {
+      if (err instanceof IncidentNumberTakenError) throw conflict(INCIDENT_NUMBER_TAKEN);
+      throw err;
+    }
+    if (!applied) throw conflict(STALE_VERSION);
+    return record;
+  });
+  deps.relay.kick(id);
+  return result;
+}
+
+export async function updateRecord(
+  deps: RecordDeps,
+  user: UserIdentity,
+  id: string,
+  body: unknown,
+  ifMatch: string | undefined,
+): Promise<CaseRecord> {
+  const recordId = parseRecordId(id);
+  const { version, ...input } = parse(RecordUpdateSchema, body);
+  const headerVersion = versionFromIfMatch(ifMatch);
+  return changeRecord(deps, user, recordId, 'updated', { deleted: false }, async (current) => {
+    for (const expected of [version, headerVersion]) {
+      if (expected !== undefined && expected !== current.version) throw conflict(STALE_VERSION);
+    }
+    const canonical = await checkOptions(deps, input, current);
+    const fields = storedFields({ ...input, ...canonical });
+    const derived = derivedFields(fields);
+    if (
+      derived.incidentKey !== current.incidentKey &&
+      (await deps.records.incidentKeyTaken(derived.incidentKey, current._id))
+    ) {
+      throw conflict(INCIDENT_NUMBER_TAKEN);
+    }
+    return { ...fields, ...derived };
+  });
+}
+
+export function deleteRecord(deps: RecordDeps, user: UserIdentity, id: string): Promise<CaseRecord> {
+  return changeRecord(deps, user, parseRecordId(id), 'deleted', { deleted: false }, () => ({
+    deleted: true,
+    deletedAt: new Date(),
+    deletedById: new Types.ObjectId(user.userId),
+  }));
+}
+
+export function restoreRecord(deps: RecordDeps, user: UserIdentity, id: string): Promise<CaseRecord> {
+  return changeRecord(deps, user, parseRecordId(id), 'restored', { deleted: true }, () => ({
+    deleted: false,
+    deletedAt: null,
+    deletedById: null,
+  }));
+}
+
+function presentPage(page: Page<RecordDoc>): Page<CaseRecord> {
+  return { ...page, items: page.items.map(presentRecord) };
+}
+
+/** The user's active records, newest first. */
+export async function listRecords(deps: RecordDeps, user: UserIdentity, paging: PageQuery) {
+  return presentPage(await pageOf(deps, { deleted: false, ...scopeOf(user) }, paging, 'createdAt'));
+}
+
+/** The user's soft-deleted records, most recently deleted first. */
+export async function listDeletedRecords(deps: RecordDeps, user: UserIdentity, paging: PageQuery) {
+  return presentPage(await pageOf(deps, { deleted: true, ...scopeOf(user) }, paging, 'deletedAt'));
+}
+
+/** Every organization's active records with their total amount (ADMIN; the caller checks). */
+export async function listAllRecords(deps: RecordDeps, paging: PageQuery): Promise<Page<AdminRecord>> {
+  const page = await pageOf(deps, { deleted: false }, paging, 'createdAt');
+  return {
+    ...page,
+    items: page.items.map((d) => ({ ...presentRecord(d), amount: centsToMoney(d.totalCents) })),
+  };
+}
+
+function pageOf(deps: RecordDeps, filter: RecordFilter, paging: PageQuery, sort: SortField) {
+  return deps.records.page(filter, paging.limit, paging.cursor ? decodeCursor(paging.cursor) : undefined, sort);
+}
+
+/**
+ * The filter of a search (SPEC §7), within the user's scope and without deleted records. Every
+ * piece of user text is either compared for equality or escaped into an anchored prefix pattern.
+ */
+export function searchFilter(user: UserIdentity, s: RecordSearch): RecordFilter {
+  const and: RecordFilter[] = [{ deleted: false, ...scopeOf(user) }];
+  for (const word of words(s.freeText)) {
+    and.push({ searchTokens: op({ $regex: `^${escapeRegex(word)}` }) });
+  }
+  if (s.incidentNumber) and.push({ incidentKey: op({ $regex: `^${escapeRegex(incidentKey(s.incidentNumber))}` }) });
+  const nameWords = words(s.suspectName);
+  for (const word of nameWords) and.push({ suspectNameVariants: op({ $in: deletionVariants(word) }) });
+  if (s.suspectDob) and.push({ suspectDob: dayToDate(s.suspectDob) });
+  if (s.incidentDate) and.push({ incidentDate: dayToDate(s.incidentDate) });
+  if (s.amount) and.push({ totalCents: moneyToCents(s.amount) });
+  if (s.caseAmount) and.push({ caseCents: moneyToCents(s.caseAmount) });
+  if (s.seizedAmount) and.push({ seizedCents: moneyToCents(s.seizedAmount) });
+  if (s.confiscatedAmount) and.push({ confiscatedCents: moneyToCents(s.confiscatedAmount) });
+  if (s.country) and.push({ country: s.country });
+  if (s.crimeType) and.push({ crimeType: s.crimeType });
+  if (s.cyberAssisted !== undefined) and.push({ cyberAssisted: s.cyberAssisted });
+  return and.length === 1 ? (and[0] as RecordFilter) : { $and: and };
+}
+
+export async function searchRecords(
+  deps: RecordDeps,
+  user: UserIdentity,
+  body: unknown,
+  paging: PageQuery,
+): Promise<Page<CaseRecord>> {
+  const search = parse(RecordSearchSchema, body ?? {});
+  const filter = searchFilter(user, search);
+  const nameWords = words(search.suspectName);
+  if (nameWords.length === 0) return presentPage(await pageOf(deps, filter, paging, 'createdAt'));
+
+  // Name search: the stored variants narrow the candidates; the edit distance decides here.
+  const candidates = await deps.records.nameCandidates(filter, 'createdAt');
+  const matching = candidates.filter((c) => nameMatches(nameWords, c.suspectNameWords));
+  let start = 0;
+  if (paging.cursor) {
+    const after = decodeCursor(paging.cursor);
+    const t = after.time.getTime();
+    start = matching.findIndex(
+      (c) => c.time.getTime() < t || (c.time.getTime() === t && c._id.toHexString() < after.id),
+    );
+    if (start < 0) start = matching.length;
+  }
+  const slice = matching.slice(start, start + paging.limit);
+  const docs = await deps.records.findByIds(slice.map((c) => c._id));
+  const byId = new Map(docs.map((d) => [d._id.toHexString(), d]));
+  const items = slice.flatMap((c) => byId.get(c._id.toHexString()) ?? []);
+  const last = slice.at(-1);
+  const more = start + paging.limit < matching.length;
+  return {
+    items: items.map(presentRecord),
+    total: matching.length,
+    nextCursor: more && last ? encodeCursor({ time: last.time, id: last._id.toHexString() }) : null,
+  };
+}

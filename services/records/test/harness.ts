@@ -1,0 +1,128 @@
+import {
+  IDENTITY_HEADER,
+  type Organization,
+  type RecordEvent,
+  RecordEventSchema,
+  type UserIdentity,
+} from '@nrad/contracts';
+import { type TestNamespace, testNamespace, waitUntil } from '@nrad/infra/harness';
+import { type Bus, connectBus, connectMongo, createLogger, signIdentity } from '@nrad/service-kit';
+import { Types } from 'mongoose';
+import request from 'supertest';
+import { afterAll } from 'vitest';
+import { createApp } from '../src/app.ts';
+import { recordsTestConfig } from '../src/test-support.ts';
+
+export const SECRET = 'r'.repeat(40);
+export const logger = createLogger({ name: 'records-test', level: (process.env.TEST_LOG as 'silent') ?? 'silent' });
+
+/** A signed-in user of an organization (as the gateway would vouch for them). */
+export function userOf(organization: Organization, name = `${organization} user`): UserIdentity {
+  return { kind: 'user', userId: new Types.ObjectId().toHexString(), name, organization, role: 'Analyst' };
+}
+
+export async function headersFor(user: UserIdentity) {
+  return { [IDENTITY_HEADER]: await signIdentity(user, SECRET) };
+}
+
+/** A valid record body; every call a new incident number. */
+let counter = 0;
+export function recordBody(overrides: Record<string, unknown> = {}) {
+  counter += 1;
+  return {
+    incidentNumber: `INC-${Date.now().toString(36)}-${counter}`,
+    suspectName: 'John Smith',
+    suspectDob: '1980-05-17',
+    incidentDate: '2024-03-02',
+    caseAmount: '1500.00',
+    seizedAmount: '250.50',
+    confiscatedAmount: '0',
+    sourceOfRecord: 'Police Investigation',
+    internationalNexus: false,
+    cyberAssisted: false,
+    ...overrides,
+  };
+}
+
+export interface RecordsHarness {
+  t: TestNamespace;
+  stream: string;
+  bus: Bus;
+  server: ReturnType<Awaited<ReturnType<typeof createApp>>['app']['callback']>;
+  built: Awaited<ReturnType<typeof createApp>>;
+  /** A request agent with the user's identity header set. */
+  as(user: UserIdentity): Promise<{
+    get(path: string): request.Test;
+    post(path: string): request.Test;
+    put(path: string): request.Test;
+    delete(path: string): request.Test;
+  }>;
+  /** Starts a fresh instance of the service on the same database and stream (a restart). */
+  restart(): Promise<void>;
+  /** Waits until no record has an unpublished event, then reads every event of the stream. */
+  settledEvents(): Promise<Array<RecordEvent & { subject: string }>>;
+  stop(): Promise<void>;
+}
+
+export async function startRecords(options: { natsUrl?: string; sweepMs?: number } = {}): Promise<RecordsHarness> {
+  const t = testNamespace();
+  const config = recordsTestConfig({
+    identitySecret: SECRET,
+    mongoUrl: t.mongoUrl,
+    natsUrl: options.natsUrl ?? t.natsUrl,
+    dbName: t.db('records'),
+    stream: t.stream('RECORDS'),
+    subjectPrefix: t.subject('records'),
+    ...(options.sweepMs ? { sweepMs: options.sweepMs } : {}),
+  });
+  const db = await connectMongo({ url: config.MONGO_URL, dbName: config.MONGO_DB });
+  const bus = await connectBus({ url: config.NATS_URL, name: 'records-test' });
+  const h = {
+    t,
+    stream: config.RECORDS_STREAM,
+    bus,
+    built: await createApp({ config, db, bus, logger }),
+  } as RecordsHarness;
+  h.server = h.built.app.callback();
+  h.as = async (user) => {
+    const headers = await headersFor(user);
+    return {
+      get: (p) => request(h.server).get(p).set(headers),
+      post: (p) => request(h.server).post(p).set(headers),
+      put: (p) => request(h.server).put(p).set(headers),
+      delete: (p) => request(h.server).delete(p).set(headers),
+    };
+  };
+  h.restart = async () => {
+    await h.built.relay.stop();
+    h.built = await createApp({ config, db, bus, logger });
+    h.server = h.built.app.callback();
+  };
+  h.settledEvents = async () => {
+    const pending = () => db.collection('records').countDocuments({ outboxPending: true });
+    await waitUntil('outbox drained', async () => (await pending()) === 0, 20_000);
+    return readStream(bus, config.RECORDS_STREAM);
+  };
+  h.stop = async () => {
+    await h.built.relay.stop();
+    await bus.nc.close();
+    await db.close();
+  };
+  afterAll(() => h.stop());
+  return h;
+}
+
+/** Every message of a stream, decoded with the contracts' event schema. */
+export async function readStream(bus: Bus, stream: string): Promise<Array<RecordEvent & { subject: string }>> {
+  const info = await bus.jsm.streams.info(stream);
+  const total = info.state.messages;
+  const out: Array<RecordEvent & { subject: string }> = [];
+  if (total === 0) return out;
+  const consumer = await bus.js.consumers.get(stream);
+  const messages = await consumer.fetch({ max_messages: total, expires: 5000 });
+  for await (const m of messages) {
+    out.push({ ...RecordEventSchema.parse(m.json()), subject: m.subject });
+    if (out.length === total) break;
+  }
+  return out;
+}
