@@ -129,10 +129,11 @@ export function isKnownCountry(name: string): boolean {
 export const AdminRecordSchema = RecordSchema.extend({ amount: z.string() });
 export type AdminRecord = z.infer<typeof AdminRecordSchema>;
 
+/** An empty search field: "", "  " or null. */
+const notGiven = (v: unknown) => (v === null ? undefined : blankToUndefined(v));
 const searchText = (max: number, label: string) =>
-  z.preprocess(blankToUndefined, z.string().trim().max(max, `${label} must be at most ${max} characters`).optional());
-const searchValue = <T extends z.ZodType>(schema: T) =>
-  z.preprocess((v) => (v === null ? undefined : blankToUndefined(v)), schema.optional());
+  z.preprocess(notGiven, z.string().trim().max(max, `${label} must be at most ${max} characters`).optional());
+const searchValue = <T extends z.ZodType>(schema: T) => z.preprocess(notGiven, schema.optional());
 
 /**
  * `POST /api/records/search` (SPEC §3 "Search filter", §7). Every filter is optional; the given

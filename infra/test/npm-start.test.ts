@@ -91,6 +91,19 @@ describe('npm start', () => {
       expect((await client.post('/api/contact-admin', { subject: 'Hello', message: 'From the field' })).status).toBe(
         201,
       );
+      const record = await client.post('/api/records', {
+        incidentNumber: `${organization}-2025-001`,
+        suspectName: 'Jane Roe',
+        suspectDob: '1990-02-03',
+        incidentDate: '2025-04-05',
+        caseAmount: '1000.5',
+        sourceOfRecord: 'Police Investigation',
+        internationalNexus: false,
+      });
+      expect(record.status).toBe(201);
+      expect(record.body).toMatchObject({ organization, caseAmount: '1000.50', country: 'Bermuda' });
+      expect((await client.get('/api/records')).body.map((r: { id: string }) => r.id)).toEqual([record.body.id]);
+      expect((await client.post('/api/records/search', { suspectName: 'roe jane' })).body).toHaveLength(1);
       const cookie = client.cookieHeader();
       expect((await client.post('/api/auth/logout')).status).toBe(200);
       const replay = await fetch(`${first.url}/api/auth/user`, { headers: { cookie } });
@@ -124,6 +137,14 @@ describe('npm start', () => {
     const adminLogin = await admin.post('/api/auth/login', first.admin);
     expect(adminLogin.status).toBe(200);
     expect(adminLogin.body.user.organization).toBe('ADMIN');
+    const everyAgency = await admin.get('/api/admin/records');
+    expect(
+      everyAgency.body.map((r: { organization: string; amount: string }) => [r.organization, r.amount]).sort(),
+    ).toEqual([
+      ['BPS', '1000.50'],
+      ['CUS', '1000.50'],
+      ['FIA', '1000.50'],
+    ]);
 
     // Lockout: five failures lock the account, even against the right password.
     const victim = users.CUS as { email: string; password: string };
@@ -145,6 +166,8 @@ describe('npm start', () => {
     const relogin = await again.post('/api/auth/login', users.BPS);
     expect(relogin.status).toBe(200);
     expect(relogin.body.user.name).toBe('BPS Renamed');
+    const kept = await again.get('/api/records');
+    expect(kept.body.map((r: { incidentNumber: string }) => r.incidentNumber)).toEqual(['BPS-2025-001']);
     expect(await second.stop()).toBe(0);
   }, 300_000);
 });

@@ -42,6 +42,7 @@ export class SpecClient {
   get = (path: string) => this.call('GET', path);
   post = (path: string, body?: unknown) => this.call('POST', path, body);
   put = (path: string, body?: unknown) => this.call('PUT', path, body);
+  delete = (path: string) => this.call('DELETE', path);
 
   /** The cookie header this client would send (to replay it elsewhere). */
   cookieHeader(): string {

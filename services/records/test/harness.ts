@@ -103,10 +103,14 @@ export async function startRecords(options: { natsUrl?: string; sweepMs?: number
     await waitUntil('outbox drained', async () => (await pending()) === 0, 20_000);
     return readStream(bus, config.RECORDS_STREAM);
   };
-  h.stop = async () => {
-    await h.built.relay.stop();
-    await bus.nc.close();
-    await db.close();
+  let stopped: Promise<void> | undefined;
+  h.stop = () => {
+    stopped ??= (async () => {
+      await h.built.relay.stop();
+      await bus.nc.close();
+      await db.close();
+    })();
+    return stopped;
   };
   afterAll(() => h.stop());
   return h;

@@ -51,6 +51,7 @@ export class OutboxRelay {
 
   /** Relays one record's pending events soon, without making the caller wait. */
   kick(id: Types.ObjectId): void {
+    if (this.stopped) return; // the next start's sweep publishes it
     void this.relay(id).catch(() => {});
   }
 

@@ -1,0 +1,88 @@
+import { describe, expect, it } from 'vitest';
+import {
+  PageQuerySchema,
+  RecordEventSchema,
+  RecordSearchSchema,
+  RecordUpdateSchema,
+  recordSubject,
+  UpdateDropdownOptionsSchema,
+} from './records.ts';
+
+const fields = {
+  incidentNumber: 'A-1',
+  suspectName: 'Ann Lee',
+  suspectDob: '1980-01-01',
+  incidentDate: '2020-01-01',
+  caseAmount: '1',
+  sourceOfRecord: 'Other',
+  internationalNexus: false,
+};
+
+describe('record update', () => {
+  it('takes the fields and an optional version, and refuses owner fields', () => {
+    expect(RecordUpdateSchema.parse({ ...fields, version: 3 })).toMatchObject({ version: 3, country: 'Bermuda' });
+    expect(RecordUpdateSchema.parse(fields).version).toBeUndefined();
+    for (const extra of [{ organization: 'FIA' }, { createdById: '0'.repeat(24) }, { id: 'x' }]) {
+      expect(RecordUpdateSchema.safeParse({ ...fields, ...extra }).success).toBe(false);
+    }
+    expect(RecordUpdateSchema.safeParse({ ...fields, version: 0 }).success).toBe(false);
+    expect(RecordUpdateSchema.safeParse({ ...fields, suspectDob: '2021-01-01' }).success).toBe(false);
+  });
+});
+
+describe('search filter', () => {
+  it('treats blanks and nulls as not given and canonicalizes amounts and dates', () => {
+    expect(
+      RecordSearchSchema.parse({
+        freeText: '  ',
+        suspectName: null,
+        amount: 12.5,
+        incidentDate: '2024-02-29T00:00:00.000Z',
+        cyberAssisted: false,
+        crimeType: '',
+      }),
+    ).toEqual({ amount: '12.50', incidentDate: '2024-02-29', cyberAssisted: false });
+  });
+
+  it('refuses unknown fields, operators and wrong types', () => {
+    for (const bad of [
+      { other: 1 },
+      { freeText: { $regex: '.*' } },
+      { country: { $gt: '' } },
+      { cyberAssisted: 'yes' },
+      { amount: '-1' },
+      { suspectDob: '2023-02-30' },
+      { crimeType: 'Shoplifting' },
+    ]) {
+      expect(RecordSearchSchema.safeParse(bad).success, JSON.stringify(bad)).toBe(false);
+    }
+  });
+});
+
+describe('paging', () => {
+  it('defaults to 100 and bounds the limit', () => {
+    expect(PageQuerySchema.parse({})).toEqual({ limit: 100 });
+    expect(PageQuerySchema.parse({ limit: '5', cursor: 'abc_-1' })).toEqual({ limit: 5, cursor: 'abc_-1' });
+    for (const limit of ['0', '1001', '1.5', 'x']) expect(PageQuerySchema.safeParse({ limit }).success).toBe(false);
+    expect(PageQuerySchema.safeParse({ cursor: '$gt' }).success).toBe(false);
+  });
+});
+
+describe('option lists', () => {
+  it('trims, drops blanks and repeats (any letter case), keeps order, needs one value', () => {
+    expect(UpdateDropdownOptionsSchema.parse({ values: [' Tip  line ', 'TIP LINE', '', 'Other'] })).toEqual({
+      values: ['Tip line', 'Other'],
+    });
+    expect(UpdateDropdownOptionsSchema.safeParse({ values: [' ', ''] }).success).toBe(false);
+    expect(UpdateDropdownOptionsSchema.safeParse({ values: ['a'], more: true }).success).toBe(false);
+  });
+});
+
+describe('record events', () => {
+  it('names subjects by type and validates the payload', () => {
+    expect(recordSubject('created')).toBe('records.created');
+    expect(recordSubject('restored', 'ns.records')).toBe('ns.records.restored');
+    const bad = RecordEventSchema.safeParse({ id: 'not-a-uuid', type: 'created', time: 'x', actor: {}, record: {} });
+    expect(bad.success).toBe(false);
+  });
+});

@@ -1,0 +1,73 @@
+import { describe, expect, it } from 'vitest';
+import {
+  deletionVariants,
+  escapeRegex,
+  incidentKey,
+  nameMatches,
+  normalizeText,
+  tokensOf,
+  withinOneEdit,
+  words,
+} from './text.ts';
+
+describe('normalization', () => {
+  it('folds case and accents and splits on anything that is not a letter or digit', () => {
+    expect(normalizeText('  José  MÜLLER-Øberg, Jr. ')).toBe('jose muller øberg jr');
+    expect(words('Ana-María  ana maría')).toEqual(['ana', 'maria']);
+    expect(tokensOf('BPS-2024/001', null, 'Fraud', undefined)).toEqual(['bps', '2024', '001', 'fraud']);
+    expect(incidentKey('  bps-2024  001 ')).toBe('BPS-2024 001');
+  });
+
+  it('escapes every pattern metacharacter', () => {
+    const nasty = ['.', '*', '+', '?', '^', '$', '{', '}', '(', ')', '|', '[', ']', '\\', '/', '-'].join('');
+    expect(new RegExp(`^${escapeRegex(nasty)}$`).test(nasty)).toBe(true);
+    expect(new RegExp(escapeRegex('a.c')).test('abc')).toBe(false);
+  });
+});
+
+describe('one typo per word', () => {
+  it.each([
+    ['smith', 'smith', true],
+    ['smith', 'smyth', true], // substitution
+    ['smith', 'smiths', true], // insertion
+    ['smith', 'smth', true], // deletion
+    ['smith', 'msith', true], // neighbours swapped
+    ['smith', 'smiht', true],
+    ['smith', 'smyht', false], // two edits
+    ['smith', 'jones', false],
+    ['smith', 'smithson', false],
+    ['li', 'lu', false], // short words must be exact
+    ['ann', 'anne', true],
+  ])('%s ~ %s → %s', (a, b, expected) => {
+    expect(withinOneEdit(a, b)).toBe(expected);
+    expect(withinOneEdit(b, a)).toBe(expected);
+  });
+
+  it('finds every pair within one edit through a shared deletion variant', () => {
+    const base = 'garcia';
+    const letters = 'abcgirz';
+    const near = new Set<string>();
+    for (let i = 0; i <= base.length; i++) {
+      for (const c of letters) near.add(base.slice(0, i) + c + base.slice(i)); // insertions
+      if (i < base.length) {
+        near.add(base.slice(0, i) + base.slice(i + 1)); // deletions
+        for (const c of letters) near.add(base.slice(0, i) + c + base.slice(i + 1)); // substitutions
+      }
+      if (i < base.length - 1) near.add(base.slice(0, i) + base[i + 1] + base[i] + base.slice(i + 2)); // swaps
+    }
+    const variants = new Set(deletionVariants(base));
+    for (const word of near) {
+      expect(withinOneEdit(base, word)).toBe(true);
+      expect(deletionVariants(word).some((v) => variants.has(v))).toBe(true);
+    }
+  });
+
+  it('matches names in any order, each searched word against a different word of the name', () => {
+    expect(nameMatches(['smith', 'john'], ['john', 'smith'])).toBe(true);
+    expect(nameMatches(['jon', 'smyth'], ['john', 'smith'])).toBe(true);
+    expect(nameMatches(['john', 'john'], ['john', 'smith'])).toBe(false);
+    expect(nameMatches(['ann', 'anne'], ['anne', 'ann'])).toBe(true);
+    expect(nameMatches(['maria'], ['ana', 'maria', 'lopez'])).toBe(true);
+    expect(nameMatches(['peter'], ['ana', 'maria'])).toBe(false);
+  });
+});

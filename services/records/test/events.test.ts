@@ -1,0 +1,145 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { freePort, startNats } from '@nrad/infra';
+import { waitUntil } from '@nrad/infra/harness';
+import { startConsumer } from '@nrad/service-kit';
+import { Types } from 'mongoose';
+import { describe, expect, it } from 'vitest';
+import { logger, readStream, recordBody, startRecords, userOf } from './harness.ts';
+
+describe('records.* events on the RECORDS stream', () => {
+  it('publishes exactly one event per change, with the actor and the record after the change', async () => {
+    const h = await startRecords();
+    const bps = userOf('BPS', 'Betty Police');
+    const api = await h.as(bps);
+    const created = (await api.post('/api/records').send(recordBody()).expect(201)).body;
+    const updated = (
+      await api
+        .put(`/api/records/${created.id}`)
+        .send(recordBody({ incidentNumber: created.incidentNumber, suspectName: 'Jon Smith' }))
+        .expect(200)
+    ).body;
+    const deleted = (await api.delete(`/api/records/${created.id}`).expect(200)).body;
+    const restored = (await api.post(`/api/records/${created.id}/restore`).expect(200)).body;
+    // Refused requests change nothing and publish nothing.
+    await api
+      .post('/api/records')
+      .send(recordBody({ incidentNumber: created.incidentNumber }))
+      .expect(409);
+    await api
+      .put(`/api/records/${created.id}`)
+      .send({ ...recordBody(), version: 1 })
+      .expect(409);
+    await api.post('/api/records').send({ suspectName: 'x' }).expect(400);
+
+    const events = await h.settledEvents();
+    const prefix = h.t.subject('records');
+    expect(events.map((e) => [e.subject, e.type, e.record.version])).toEqual([
+      [`${prefix}.created`, 'created', 1],
+      [`${prefix}.updated`, 'updated', 2],
+      [`${prefix}.deleted`, 'deleted', 3],
+      [`${prefix}.restored`, 'restored', 4],
+    ]);
+    expect(events.map((e) => e.record)).toEqual([created, updated, deleted, restored]);
+    for (const e of events) {
+      expect(e.actor).toEqual({ userId: bps.userId, name: 'Betty Police', organization: 'BPS' });
+      expect(Date.parse(e.time)).not.toBeNaN();
+    }
+    expect(new Set(events.map((e) => e.id)).size).toBe(4);
+  });
+
+  it('publishes an event left pending when the service stopped once it starts again', async () => {
+    const h = await startRecords();
+    const api = await h.as(userOf('FIA'));
+    // The service "dies" between the write and the publish: the relay is stopped, the write happens.
+    await h.built.relay.stop();
+    const created = (await api.post('/api/records').send(recordBody()).expect(201)).body;
+    await new Promise((r) => setTimeout(r, 300));
+    expect(await readStream(h.bus, h.stream)).toEqual([]);
+    await h.restart();
+    const events = await h.settledEvents();
+    expect(events.map((e) => [e.type, e.record.id])).toEqual([['created', created.id]]);
+  });
+
+  it('a re-published event is stored and delivered once', async () => {
+    const h = await startRecords();
+    const api = await h.as(userOf('CUS'));
+    const created = (await api.post('/api/records').send(recordBody()).expect(201)).body;
+    const [first] = await h.settledEvents();
+    expect(first?.record.id).toBe(created.id);
+
+    // Crash after the stream's acknowledgement but before the event left the outbox: it is still
+    // in the document when the service comes back, so the relay publishes it again.
+    const records = h.built.deps.records;
+    const { version } = (await records.outboxOf(hex(created.id))) ?? { version: 1 };
+    const { subject, ...rest } = first as NonNullable<typeof first>;
+    await records.setOutbox(hex(created.id), version, [
+      { id: rest.id, subject, payload: JSON.stringify(rest), createdAt: new Date() },
+    ]);
+    await h.restart();
+    const after = await h.settledEvents();
+    expect(after.map((e) => e.id)).toEqual([first?.id]);
+
+    const delivered: string[] = [];
+    const consumer = await startConsumer({
+      bus: h.bus,
+      stream: h.stream,
+      durable: 'once-test',
+      decode: (d) => d as { id: string },
+      handle: async (e) => {
+        delivered.push(e.id);
+      },
+      logger,
+    });
+    await waitUntil('delivery', async () => delivered.length >= 1);
+    await new Promise((r) => setTimeout(r, 500));
+    await consumer.stop();
+    expect(delivered).toEqual([first?.id]);
+  });
+
+  it('NATS down for a while delays events but loses none', async () => {
+    const dir = mkdtempSync(path.join(tmpdir(), 'nrad-nats-'));
+    const port = await freePort();
+    let nats = await startNats({ storeDir: dir, port });
+    try {
+      const h = await startRecords({ natsUrl: nats.url, sweepMs: 100 });
+      const api = await h.as(userOf('BPS'));
+      const before = (await api.post('/api/records').send(recordBody()).expect(201)).body;
+      await h.settledEvents();
+
+      await nats.process.stop();
+      // Changes keep working while the stream is unreachable; their events wait in the outbox.
+      const during = [];
+      for (let i = 0; i < 5; i++) during.push((await api.post('/api/records').send(recordBody()).expect(201)).body);
+      await api
+        .put(`/api/records/${before.id}`)
+        .send(recordBody({ incidentNumber: before.incidentNumber, suspectName: 'Changed While Down' }))
+        .expect(200);
+      await api.delete(`/api/records/${during[0].id}`).expect(200);
+      const pending = await h.built.deps.records.withPendingEvents(100);
+      expect(pending.length).toBe(6);
+
+      nats = await startNats({ storeDir: dir, port });
+      const events = await h.settledEvents();
+      expect(events.map((e) => `${e.type}:${e.record.id}`)).toEqual(
+        expect.arrayContaining([
+          `created:${before.id}`,
+          ...during.map((r) => `created:${r.id}`),
+          `updated:${before.id}`,
+          `deleted:${during[0].id}`,
+        ]),
+      );
+      expect(events).toHaveLength(8);
+      // Per record, the order of changes is kept.
+      const ofFirst = events.filter((e) => e.record.id === during[0].id).map((e) => e.type);
+      expect(ofFirst).toEqual(['created', 'deleted']);
+      await h.stop();
+    } finally {
+      await nats.process.stop();
+      rmSync(dir, { recursive: true, force: true });
+    }
+  }, 90_000);
+});
+
+const hex = (id: string) => new Types.ObjectId(id);
