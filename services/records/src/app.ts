@@ -28,7 +28,14 @@ export async function createApp({ config, db, bus, logger }: RecordsAppDeps) {
   await ensureStream(bus.jsm, { name: config.RECORDS_STREAM, subjects: [`${config.RECORDS_SUBJECT_PREFIX}.>`] });
 
   const lock = new KeyedLock();
-  const relay = new OutboxRelay({ records, bus, lock, logger, sweepMs: config.RELAY_SWEEP_MS });
+  const relay = new OutboxRelay({
+    records,
+    bus,
+    lock,
+    logger,
+    retryMs: config.RELAY_RETRY_MS,
+    sweepMs: config.RELAY_SWEEP_MS,
+  });
   const deps: RecordDeps = { records, dropdowns, relay, lock, logger, subjectPrefix: config.RECORDS_SUBJECT_PREFIX };
 
   const app = createServiceApp({

@@ -16,8 +16,10 @@ export const RecordsConfigSchema = z.object({
     .string()
     .regex(/^[A-Za-z0-9_-]+(\.[A-Za-z0-9_-]+)*$/)
     .default('records'),
-  /** How often the outbox relay looks for events not yet published (milliseconds). */
-  RELAY_SWEEP_MS: z.coerce.number().int().min(50).default(2000),
+  /** How often the outbox relay retries events it could not publish (milliseconds). */
+  RELAY_RETRY_MS: z.coerce.number().int().min(50).default(1000),
+  /** How often the whole collection is searched for events not yet published (milliseconds). */
+  RELAY_SWEEP_MS: z.coerce.number().int().min(50).default(60_000),
 });
 export type RecordsConfig = z.output<typeof RecordsConfigSchema>;
 

@@ -1,6 +1,6 @@
 import { type RecordsConfig, RecordsConfigSchema } from './config.ts';
 
-/** Records configuration for tests: the given database, stream and subject prefix; a fast sweep. */
+/** Records configuration for tests: the given database, stream and subject prefix; fast retries. */
 export function recordsTestConfig(options: {
   identitySecret: string;
   mongoUrl: string;
@@ -8,6 +8,7 @@ export function recordsTestConfig(options: {
   dbName: string;
   stream: string;
   subjectPrefix: string;
+  retryMs?: number;
   sweepMs?: number;
 }): RecordsConfig {
   return RecordsConfigSchema.parse({
@@ -17,7 +18,8 @@ export function recordsTestConfig(options: {
     NATS_URL: options.natsUrl,
     RECORDS_STREAM: options.stream,
     RECORDS_SUBJECT_PREFIX: options.subjectPrefix,
-    RELAY_SWEEP_MS: String(options.sweepMs ?? 200),
+    RELAY_RETRY_MS: String(options.retryMs ?? 100),
+    RELAY_SWEEP_MS: String(options.sweepMs ?? 60_000),
     LOG_LEVEL: 'silent',
   });
 }

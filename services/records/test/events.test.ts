@@ -45,6 +45,7 @@ describe('records.* events on the RECORDS stream', () => {
     for (const e of events) {
       expect(e.actor).toEqual({ userId: bps.userId, name: 'Betty Police', organization: 'BPS' });
       expect(Date.parse(e.time)).not.toBeNaN();
+      expect(e.msgId).toBe(e.id);
     }
     expect(new Set(events.map((e) => e.id)).size).toBe(4);
   });
@@ -73,7 +74,7 @@ describe('records.* events on the RECORDS stream', () => {
     // in the document when the service comes back, so the relay publishes it again.
     const records = h.built.deps.records;
     const { version } = (await records.outboxOf(hex(created.id))) ?? { version: 1 };
-    const { subject, ...rest } = first as NonNullable<typeof first>;
+    const { subject, msgId: _msgId, ...rest } = first as NonNullable<typeof first>;
     await records.setOutbox(hex(created.id), version, [
       { id: rest.id, subject, payload: JSON.stringify(rest), createdAt: new Date() },
     ]);
@@ -103,7 +104,7 @@ describe('records.* events on the RECORDS stream', () => {
     const port = await freePort();
     let nats = await startNats({ storeDir: dir, port });
     try {
-      const h = await startRecords({ natsUrl: nats.url, sweepMs: 100 });
+      const h = await startRecords({ natsUrl: nats.url });
       const api = await h.as(userOf('BPS'));
       const before = (await api.post('/api/records').send(recordBody()).expect(201)).body;
       await h.settledEvents();

@@ -60,7 +60,7 @@ export interface RecordsHarness {
   /** Starts a fresh instance of the service on the same database and stream (a restart). */
   restart(): Promise<void>;
   /** Waits until no record has an unpublished event, then reads every event of the stream. */
-  settledEvents(): Promise<Array<RecordEvent & { subject: string }>>;
+  settledEvents(): Promise<Array<StreamedEvent>>;
   stop(): Promise<void>;
 }
 
@@ -116,16 +116,19 @@ export async function startRecords(options: { natsUrl?: string; sweepMs?: number
   return h;
 }
 
+/** An event as stored in the stream, with its subject and its `Nats-Msg-Id`. */
+export type StreamedEvent = RecordEvent & { subject: string; msgId: string };
+
 /** Every message of a stream, decoded with the contracts' event schema. */
-export async function readStream(bus: Bus, stream: string): Promise<Array<RecordEvent & { subject: string }>> {
+export async function readStream(bus: Bus, stream: string): Promise<Array<StreamedEvent>> {
   const info = await bus.jsm.streams.info(stream);
   const total = info.state.messages;
-  const out: Array<RecordEvent & { subject: string }> = [];
+  const out: StreamedEvent[] = [];
   if (total === 0) return out;
   const consumer = await bus.js.consumers.get(stream);
   const messages = await consumer.fetch({ max_messages: total, expires: 5000 });
   for await (const m of messages) {
-    out.push({ ...RecordEventSchema.parse(m.json()), subject: m.subject });
+    out.push({ ...RecordEventSchema.parse(m.json()), subject: m.subject, msgId: m.headers?.get('Nats-Msg-Id') ?? '' });
     if (out.length === total) break;
   }
   return out;

@@ -8,54 +8,83 @@ export interface RelayOptions {
   bus: Bus;
   lock: KeyedLock;
   logger: Logger;
-  /** How often records with unpublished events are looked for (default 2 s). */
+  /** How often this process retries the events it could not publish (default 1 s). */
+  retryMs?: number;
+  /** How often the whole collection is searched for pending events (default 60 s; also at start). */
   sweepMs?: number;
 }
 
 /**
  * The outbox relay: every change stores its event in the changed record's own document (one atomic
  * write), and this relay publishes pending events to JetStream in order, removing each only after
- * the stream acknowledged it. A change's event is relayed at once; a sweep picks up whatever is left
- * (NATS down, a crash, a restart). A re-publish carries the same `Nats-Msg-Id`, so the stream keeps
- * it once.
+ * the stream acknowledged it. A change's event is relayed at once; what could not be published
+ * (NATS down) is retried every `retryMs` from memory; a sweep of the collection at start and every
+ * `sweepMs` picks up what an earlier run or another instance left (a crash, a restart). A
+ * re-publish carries the same `Nats-Msg-Id`, so the stream keeps it once.
+ *
+ * The sweep is a query on `outboxPending` (indexed on MongoDB; a scan on FerretDB, hence the
+ * long default interval and the in-memory retries).
  */
 export class OutboxRelay {
   private readonly running = new Map<string, Promise<boolean>>();
   private readonly again = new Set<string>();
-  private timer: NodeJS.Timeout | undefined;
-  private sweeping: Promise<void> | undefined;
+  /** Records of this process whose events are not all published yet. */
+  private readonly retry = new Map<string, Types.ObjectId>();
+  private timers: NodeJS.Timeout[] = [];
+  private readonly busy = new Set<Promise<void>>();
   private stopped = false;
   private failing = false;
 
   constructor(private readonly options: RelayOptions) {}
 
-  /** Sweeps now (events left from before a restart) and then every `sweepMs`. */
+  /** Sweeps now (events left from before a restart), then retries and sweeps on their intervals. */
   start(): void {
     this.stopped = false;
-    const tick = () => {
+    this.every(this.options.retryMs ?? 1000, () => this.retryPending());
+    this.every(this.options.sweepMs ?? 60_000, () => this.sweep(), true);
+  }
+
+  /** Runs `work` now (if asked) and then `ms` after each run ends, until stopped. */
+  private every(ms: number, work: () => Promise<void>, now = false): void {
+    const run = () => {
       if (this.stopped) return;
-      this.sweeping = this.sweep().finally(() => {
-        this.sweeping = undefined;
-        if (!this.stopped) this.timer = setTimeout(tick, this.options.sweepMs ?? 2000);
+      const p = work().finally(() => {
+        this.busy.delete(p);
+        if (!this.stopped) this.timers.push(setTimeout(run, ms));
       });
+      this.busy.add(p);
     };
-    tick();
+    if (now) run();
+    else this.timers.push(setTimeout(run, ms));
   }
 
   async stop(): Promise<void> {
     this.stopped = true;
-    clearTimeout(this.timer);
-    await this.sweeping;
+    for (const t of this.timers) clearTimeout(t);
+    this.timers = [];
+    await Promise.all([...this.busy]);
     await Promise.all(this.running.values());
   }
 
   /** Relays one record's pending events soon, without making the caller wait. */
   kick(id: Types.ObjectId): void {
     if (this.stopped) return; // the next start's sweep publishes it
-    void this.relay(id).catch(() => {});
+    void this.relay(id).catch((err: unknown) => {
+      this.retry.set(id.toHexString(), id);
+      this.options.logger.warn({ err }, 'outbox relay failed; will retry');
+    });
   }
 
-  /** Publishes every pending event; resolves when none is left (or one could not be published). */
+  /** Retries the records of this process whose events could not be published. */
+  private async retryPending(): Promise<void> {
+    for (const id of [...this.retry.values()]) {
+      if (this.stopped) return;
+      const done = await this.relay(id).catch(() => false);
+      if (!done) return; // still failing: keep the rest for the next round
+    }
+  }
+
+  /** Publishes every pending event in the collection; stops early when publishing fails. */
   async sweep(): Promise<void> {
     try {
       for (;;) {
@@ -91,6 +120,8 @@ export class OutboxRelay {
           this.again.delete(key);
           done = await this.relayOnce(id);
         } while (this.again.has(key) && !this.stopped);
+        if (done) this.retry.delete(key);
+        else this.retry.set(key, id);
       } finally {
         // No await between the last check of `again` and this: a kick cannot slip in between.
         this.running.delete(key);

@@ -243,17 +243,24 @@ function pageOf(deps: RecordDeps, filter: RecordFilter, paging: PageQuery, sort:
   return deps.records.page(filter, paging.limit, paging.cursor ? decodeCursor(paging.cursor) : undefined, sort);
 }
 
+/** A condition no record meets. */
+const nothing = (): RecordFilter => ({ _id: op({ $in: [] }) });
+
 /**
  * The filter of a search (SPEC §7), within the user's scope and without deleted records. Every
  * piece of user text is either compared for equality or escaped into an anchored prefix pattern.
  */
 export function searchFilter(user: UserIdentity, s: RecordSearch): RecordFilter {
   const and: RecordFilter[] = [{ deleted: false, ...scopeOf(user) }];
-  for (const word of words(s.freeText)) {
+  const textWords = words(s.freeText);
+  // Text given without a single word (".*", "(") is a literal search that finds nothing, never "no filter".
+  if (s.freeText && textWords.length === 0) and.push(nothing());
+  for (const word of textWords) {
     and.push({ searchTokens: op({ $regex: `^${escapeRegex(word)}` }) });
   }
   if (s.incidentNumber) and.push({ incidentKey: op({ $regex: `^${escapeRegex(incidentKey(s.incidentNumber))}` }) });
   const nameWords = words(s.suspectName);
+  if (s.suspectName && nameWords.length === 0) and.push(nothing());
   for (const word of nameWords) and.push({ suspectNameVariants: op({ $in: deletionVariants(word) }) });
   if (s.suspectDob) and.push({ suspectDob: dayToDate(s.suspectDob) });
   if (s.incidentDate) and.push({ incidentDate: dayToDate(s.incidentDate) });
