@@ -72,6 +72,11 @@ export function createGateway({ config, redis, logger }: GatewayDeps) {
   app.use(healthRoutes(readiness, metrics).routes());
 
   const api = new Router<GatewayState>({ prefix: '/api' });
+  api.use(async function noStore(ctx, next) {
+    // Case records and user details must not linger in browser or proxy caches.
+    ctx.set('Cache-Control', 'no-store');
+    await next();
+  });
   api.use(sameOriginWrites());
   api.use(
     sessionMiddleware(app as unknown as Koa, {

@@ -53,6 +53,7 @@ describe('records through the gateway', () => {
       changes.push(`created:${created.body.id}`);
       expect(created.body).toMatchObject({ organization, caseAmount: '99.99', seizedAmount: '0.00', version: 1 });
       expect(created.headers.etag).toBe('"1"');
+      expect(created.headers['cache-control']).toBe('no-store');
       await agent.get(`/api/records/${created.body.id}`).expect(200);
 
       const list = await agent.get('/api/records?limit=1').expect(200);

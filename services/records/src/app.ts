@@ -1,4 +1,4 @@
-import { type Bus, busReadiness, createServiceApp, ensureStream, type Logger, mongoReadiness } from '@nrad/service-kit';
+import { type Bus, createServiceApp, ensureStream, type Logger, mongoReadiness } from '@nrad/service-kit';
 import type { Connection } from 'mongoose';
 import type { RecordsConfig } from './config.ts';
 import { DropdownRepository } from './data/dropdowns.ts';
@@ -42,7 +42,9 @@ export async function createApp({ config, db, bus, logger }: RecordsAppDeps) {
     name: 'records',
     logger,
     identitySecret: config.IDENTITY_SECRET,
-    readiness: { mongo: mongoReadiness(db), nats: busReadiness(bus) },
+    // NATS is not a readiness condition: while it is down, changes still succeed and their events
+    // wait in the outbox.
+    readiness: { mongo: mongoReadiness(db) },
   });
   const api = apiRoutes(deps);
   app.use(api.routes()).use(api.allowedMethods());

@@ -27,7 +27,6 @@ function sendPage<T>(ctx: Ctx, page: Page<T>, limit: number) {
 function sendRecord(ctx: Ctx, record: { version: number }, status = 200) {
   ctx.status = status;
   ctx.set('ETag', `"${record.version}"`);
-  ctx.set('Cache-Control', 'no-store');
   ctx.body = record;
 }
 

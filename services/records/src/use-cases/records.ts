@@ -135,7 +135,7 @@ export async function getRecord(deps: RecordDeps, user: UserIdentity, id: string
 
 /** `If-Match: "3"` (or W/"3", or 3) → 3. */
 export function versionFromIfMatch(header: string | undefined): number | undefined {
-  if (!header) return undefined;
+  if (!header || header.trim() === '*') return undefined;
   const m = /^(?:W\/)?"?(\d{1,9})"?$/.exec(header.trim());
   if (!m) throw validationError('If-Match must be the ETag of the record, such as "3"');
   return Number(m[1]);
