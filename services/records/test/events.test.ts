@@ -5,6 +5,7 @@ import { freePort, startNats } from '@nrad/infra';
 import { waitUntil } from '@nrad/infra/harness';
 import { startConsumer } from '@nrad/service-kit';
 import { Types } from 'mongoose';
+import request from 'supertest';
 import { describe, expect, it } from 'vitest';
 import { logger, readStream, recordBody, startRecords, userOf } from './harness.ts';
 
@@ -120,6 +121,7 @@ describe('records.* events on the RECORDS stream', () => {
       await api.delete(`/api/records/${during[0].id}`).expect(200);
       const pending = await h.built.deps.records.withPendingEvents(100);
       expect(pending.length).toBe(6);
+      expect((await request(h.server).get('/readyz')).status).toBe(200);
 
       nats = await startNats({ storeDir: dir, port });
       const events = await h.settledEvents();
