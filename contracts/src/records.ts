@@ -62,7 +62,7 @@ function checkRecordRules(r: RecordFields, ctx: z.RefinementCtx) {
       message: `"${r.crimeSubtype}" is not a subtype of ${r.crimeType}`,
     });
   }
-  if (!r.internationalNexus && r.country && r.country !== DEFAULT_COUNTRY) {
+  if (!r.internationalNexus && r.country && r.country.toLowerCase() !== DEFAULT_COUNTRY.toLowerCase()) {
     ctx.addIssue({
       code: 'custom',
       path: ['country'],
@@ -150,10 +150,7 @@ export const RecordSearchSchema = z.strictObject({
   seizedAmount: searchValue(MoneySchema),
   confiscatedAmount: searchValue(MoneySchema),
   country: searchText(100, 'Country'),
-  cyberAssisted: z.preprocess(
-    (v) => (v === null ? undefined : v),
-    z.boolean({ error: 'Cyber-assisted must be true or false' }).optional(),
-  ),
+  cyberAssisted: z.preprocess(notGiven, z.boolean({ error: 'Cyber-assisted must be true or false' }).optional()),
   crimeType: searchValue(CrimeTypeSchema),
 });
 export type RecordSearch = z.output<typeof RecordSearchSchema>;

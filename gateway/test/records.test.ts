@@ -35,7 +35,7 @@ async function streamEvents() {
   await waitUntil('outbox drained', async () => (await pending()) === 0);
   const info = await stack.bus.jsm.streams.info(stack.recordsStream);
   const consumer = await stack.bus.js.consumers.get(stack.recordsStream);
-  const out = [];
+  const out: Array<ReturnType<typeof RecordEventSchema.parse>> = [];
   if (info.state.messages === 0) return out;
   for await (const m of await consumer.fetch({ max_messages: info.state.messages, expires: 5000 })) {
     out.push(RecordEventSchema.parse(m.json()));
@@ -67,7 +67,7 @@ describe('records through the gateway', () => {
 
       const edited = await agent
         .put(`/api/records/${created.body.id}`)
-        .set('If-Match', created.headers.etag)
+        .set('If-Match', String(created.headers.etag))
         .send(body({ incidentNumber: created.body.incidentNumber, caseAmount: '100' }))
         .expect(200);
       changes.push(`updated:${created.body.id}`);

@@ -101,7 +101,10 @@ export const newUser = (overrides: Record<string, unknown> = {}) => ({
 });
 
 /** Registers a user through the gateway and signs in with a cookie-keeping agent. */
-export async function signIn(server: Parameters<typeof request.agent>[0], overrides: Record<string, unknown> = {}) {
+export async function signIn(
+  server: NonNullable<Parameters<typeof request.agent>[0]>,
+  overrides: Record<string, unknown> = {},
+) {
   const ip = nextIp();
   const body = newUser(overrides);
   await request(server).post('/api/auth/register').set('x-forwarded-for', ip).send(body).expect(201);

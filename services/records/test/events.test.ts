@@ -112,13 +112,13 @@ describe('records.* events on the RECORDS stream', () => {
 
       await nats.process.stop();
       // Changes keep working while the stream is unreachable; their events wait in the outbox.
-      const during = [];
+      const during: Array<{ id: string }> = [];
       for (let i = 0; i < 5; i++) during.push((await api.post('/api/records').send(recordBody()).expect(201)).body);
       await api
         .put(`/api/records/${before.id}`)
         .send(recordBody({ incidentNumber: before.incidentNumber, suspectName: 'Changed While Down' }))
         .expect(200);
-      await api.delete(`/api/records/${during[0].id}`).expect(200);
+      await api.delete(`/api/records/${during[0]?.id}`).expect(200);
       const pending = await h.built.deps.records.withPendingEvents(100);
       expect(pending.length).toBe(6);
       expect((await request(h.server).get('/readyz')).status).toBe(200);
@@ -130,12 +130,12 @@ describe('records.* events on the RECORDS stream', () => {
           `created:${before.id}`,
           ...during.map((r) => `created:${r.id}`),
           `updated:${before.id}`,
-          `deleted:${during[0].id}`,
+          `deleted:${during[0]?.id}`,
         ]),
       );
       expect(events).toHaveLength(8);
       // Per record, the order of changes is kept.
-      const ofFirst = events.filter((e) => e.record.id === during[0].id).map((e) => e.type);
+      const ofFirst = events.filter((e) => e.record.id === during[0]?.id).map((e) => e.type);
       expect(ofFirst).toEqual(['created', 'deleted']);
       await h.stop();
     } finally {

@@ -146,7 +146,12 @@ describe('without a valid identity', () => {
         .send({});
     const forged = await signIdentity(users.ADMIN, 'x'.repeat(40));
     const anonymous = await signIdentity({ kind: 'anonymous' }, SECRET);
-    for (const headers of [{}, { [IDENTITY_HEADER]: forged }, { [IDENTITY_HEADER]: anonymous }]) {
+    const variants: Array<Record<string, string>> = [
+      {},
+      { [IDENTITY_HEADER]: forged },
+      { [IDENTITY_HEADER]: anonymous },
+    ];
+    for (const headers of variants) {
       const res = await call(headers);
       expect(res?.status).toBe(401);
     }

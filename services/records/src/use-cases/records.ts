@@ -281,6 +281,12 @@ export async function searchRecords(
   paging: PageQuery,
 ): Promise<Page<CaseRecord>> {
   const search = parse(RecordSearchSchema, body ?? {});
+  if (search.country) {
+    // Records store the option's spelling; a search in other letter case means the same country.
+    const wanted = search.country.toLowerCase();
+    const options = [DEFAULT_COUNTRY, ...(await deps.dropdowns.list('country')).map((o) => o.value)];
+    search.country = options.find((o) => o.toLowerCase() === wanted) ?? search.country;
+  }
   const filter = searchFilter(user, search);
   const nameWords = words(search.suspectName);
   if (nameWords.length === 0) return presentPage(await pageOf(deps, filter, paging, 'createdAt'));
