@@ -36,6 +36,16 @@ export function mongoReadiness(conn: Connection) {
   };
 }
 
+/**
+ * Whether the server is FerretDB (it reports `ferretdbVersion` in buildInfo). Repositories use it
+ * to shape single-record writes: FerretDB's SQLite backend uses an index only for a filter that is
+ * exactly `{ _id }` (MONGO-COMPAT.md), and applies updates as read-modify-write anyway.
+ */
+export async function isFerretDb(conn: Connection): Promise<boolean> {
+  const info = await conn.db?.admin().command({ buildInfo: 1 });
+  return typeof info?.ferretdbVersion === 'string';
+}
+
 /** MongoDB's duplicate-key error (FerretDB too). Compare the code, never the message. */
 export function isDuplicateKeyError(err: unknown): boolean {
   return typeof err === 'object' && err !== null && (err as { code?: unknown }).code === 11000;

@@ -1,4 +1,4 @@
-import { type Bus, createServiceApp, ensureStream, type Logger, mongoReadiness } from '@nrad/service-kit';
+import { type Bus, createServiceApp, ensureStream, isFerretDb, type Logger, mongoReadiness } from '@nrad/service-kit';
 import type { Connection } from 'mongoose';
 import type { RecordsConfig } from './config.ts';
 import { DropdownRepository } from './data/dropdowns.ts';
@@ -21,7 +21,7 @@ export interface RecordsAppDeps {
  * relay (started: it publishes whatever an earlier run left pending) and the routes.
  */
 export async function createApp({ config, db, bus, logger }: RecordsAppDeps) {
-  const records = new RecordRepository(db);
+  const records = new RecordRepository(db, { guardedWrites: !(await isFerretDb(db)) });
   const dropdowns = new DropdownRepository(db);
   await records.init();
   await dropdowns.seed(DEFAULT_DROPDOWNS);

@@ -19,7 +19,7 @@ export const RecordsConfigSchema = z.object({
   /** How often the outbox relay retries events it could not publish (milliseconds). */
   RELAY_RETRY_MS: z.coerce.number().int().min(50).default(1000),
   /** How often the whole collection is searched for events not yet published (milliseconds). */
-  RELAY_SWEEP_MS: z.coerce.number().int().min(50).default(60_000),
+  RELAY_SWEEP_MS: z.coerce.number().int().min(50).default(600_000),
 });
 export type RecordsConfig = z.output<typeof RecordsConfigSchema>;
 

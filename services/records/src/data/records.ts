@@ -247,11 +247,29 @@ export type SortField = 'createdAt' | 'deletedAt';
 export const op = <T extends object>(o: T): T => mongoose.trusted(o) as T;
 
 /** The records collection. Only this module touches it. */
+export interface RecordRepositoryOptions {
+  /**
+   * Make every single-record write conditional on the version read (`{ _id, version }`): what keeps
+   * several instances from overwriting each other on MongoDB. On FerretDB that condition guards
+   * nothing more than the in-process `KeyedLock` already does (its updates are read-modify-write),
+   * and any filter other than `{ _id }` scans the whole collection, so there writes filter on `_id`
+   * alone (the version was checked under the lock just before). Default: true.
+   */
+  guardedWrites?: boolean;
+}
+
 export class RecordRepository {
   readonly model: Model<RecordDoc>;
+  private readonly guardedWrites: boolean;
 
-  constructor(conn: Connection) {
+  constructor(conn: Connection, options: RecordRepositoryOptions = {}) {
     this.model = conn.model<RecordDoc>('Record', recordSchema);
+    this.guardedWrites = options.guardedWrites ?? true;
+  }
+
+  /** The filter of a write to one record read at `version`. */
+  private atVersion(id: Types.ObjectId, version: number) {
+    return this.guardedWrites ? { _id: id, version } : { _id: id };
   }
 
   async init(): Promise<void> {
@@ -273,8 +291,9 @@ export class RecordRepository {
     }
   }
 
-  async findOne(filter: RecordFilter): Promise<RecordDoc | null> {
-    return this.model.findOne(filter).lean<RecordDoc>();
+  /** One record by id (a filter of `_id` alone: an index lookup on every store). */
+  async findById(id: Types.ObjectId): Promise<RecordDoc | null> {
+    return this.model.findById(id).lean<RecordDoc>();
   }
 
   /**
@@ -301,10 +320,10 @@ export class RecordRepository {
     event: OutboxEntry,
   ): Promise<boolean> {
     try {
-      const result = await this.raw.updateOne(
-        { _id: id, version },
-        { $set: { ...set, outboxPending: true }, $push: { outbox: event } },
-      );
+      const result = await this.raw.updateOne(this.atVersion(id, version), {
+        $set: { ...set, outboxPending: true },
+        $push: { outbox: event },
+      });
       return result.matchedCount === 1;
     } catch (err) {
       if (isDuplicateKeyError(err)) throw new IncidentNumberTakenError();
@@ -387,10 +406,9 @@ export class RecordRepository {
 
   /** Replaces the pending events of a record still at `version`; false when it changed meanwhile. */
   async setOutbox(id: Types.ObjectId, version: number, outbox: OutboxEntry[]): Promise<boolean> {
-    const result = await this.raw.updateOne(
-      { _id: id, version },
-      { $set: { outbox, outboxPending: outbox.length > 0 } },
-    );
+    const result = await this.raw.updateOne(this.atVersion(id, version), {
+      $set: { outbox, outboxPending: outbox.length > 0 },
+    });
     return result.matchedCount === 1;
   }
 }

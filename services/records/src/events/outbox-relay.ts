@@ -10,7 +10,7 @@ export interface RelayOptions {
   logger: Logger;
   /** How often this process retries the events it could not publish (default 1 s). */
   retryMs?: number;
-  /** How often the whole collection is searched for pending events (default 60 s; also at start). */
+  /** How often the whole collection is searched for pending events (default 10 min; also at start). */
   sweepMs?: number;
 }
 
@@ -41,7 +41,7 @@ export class OutboxRelay {
   start(): void {
     this.stopped = false;
     this.every(this.options.retryMs ?? 1000, () => this.retryPending());
-    this.every(this.options.sweepMs ?? 60_000, () => this.sweep(), true);
+    this.every(this.options.sweepMs ?? 600_000, () => this.sweep(), true);
   }
 
   /** Runs `work` now (if asked) and then `ms` after each run ends, until stopped. */

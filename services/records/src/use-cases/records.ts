@@ -62,6 +62,17 @@ export function scopeOf(user: UserIdentity): RecordFilter {
   return user.organization === 'ADMIN' ? {} : { organization: user.organization };
 }
 
+/**
+ * One record of the user's scope, active or deleted as asked, or null. Read by id alone and checked
+ * here: an index lookup on every store (FerretDB scans for any other filter).
+ */
+async function scopedRecord(deps: RecordDeps, user: UserIdentity, id: Types.ObjectId, deleted: boolean) {
+  const doc = await deps.records.findById(id);
+  if (!doc || doc.deleted !== deleted) return null;
+  if (user.organization !== 'ADMIN' && doc.organization !== user.organization) return null;
+  return doc;
+}
+
 const actorOf = (user: UserIdentity): Actor => ({
   userId: user.userId,
   name: user.name,
@@ -128,7 +139,7 @@ export async function createRecord(deps: RecordDeps, user: UserIdentity, body: u
 }
 
 export async function getRecord(deps: RecordDeps, user: UserIdentity, id: string): Promise<CaseRecord> {
-  const doc = await deps.records.findOne({ _id: parseRecordId(id), deleted: false, ...scopeOf(user) });
+  const doc = await scopedRecord(deps, user, parseRecordId(id), false);
   if (!doc) throw notFound(RECORD_NOT_FOUND);
   return presentRecord(doc);
 }
@@ -143,18 +154,18 @@ export function versionFromIfMatch(header: string | undefined): number | undefin
 
 /**
  * Applies `change` to a record of the user's scope under the record's lock, at the version read,
- * with its event in the same write. `find` narrows which records qualify (active or deleted).
+ * with its event in the same write. `deleted` says which records qualify (active or deleted ones).
  */
 async function changeRecord(
   deps: RecordDeps,
   user: UserIdentity,
   id: Types.ObjectId,
   type: RecordEventType,
-  find: RecordFilter,
+  deleted: boolean,
   change: (current: RecordDoc) => Promise<Partial<RecordDoc>> | Partial<RecordDoc>,
 ): Promise<CaseRecord> {
   const result = await deps.lock.run(id.toHexString(), async () => {
-    const current = await deps.records.findOne({ _id: id, ...find, ...scopeOf(user) });
+    const current = await scopedRecord(deps, user, id, deleted);
     if (!current) throw notFound(RECORD_NOT_FOUND);
     const set = { ...(await change(current)), version: current.version + 1, updatedAt: new Date() };
     const record = presentRecord({ ...current, ...set });
@@ -183,7 +194,7 @@ export async function updateRecord(
   const recordId = parseRecordId(id);
   const { version, ...input } = parse(RecordUpdateSchema, body);
   const headerVersion = versionFromIfMatch(ifMatch);
-  return changeRecord(deps, user, recordId, 'updated', { deleted: false }, async (current) => {
+  return changeRecord(deps, user, recordId, 'updated', false, async (current) => {
     for (const expected of [version, headerVersion]) {
       if (expected !== undefined && expected !== current.version) throw conflict(STALE_VERSION);
     }
@@ -201,7 +212,7 @@ export async function updateRecord(
 }
 
 export function deleteRecord(deps: RecordDeps, user: UserIdentity, id: string): Promise<CaseRecord> {
-  return changeRecord(deps, user, parseRecordId(id), 'deleted', { deleted: false }, () => ({
+  return changeRecord(deps, user, parseRecordId(id), 'deleted', false, () => ({
     deleted: true,
     deletedAt: new Date(),
     deletedById: new Types.ObjectId(user.userId),
@@ -209,7 +220,7 @@ export function deleteRecord(deps: RecordDeps, user: UserIdentity, id: string): 
 }
 
 export function restoreRecord(deps: RecordDeps, user: UserIdentity, id: string): Promise<CaseRecord> {
-  return changeRecord(deps, user, parseRecordId(id), 'restored', { deleted: true }, () => ({
+  return changeRecord(deps, user, parseRecordId(id), 'restored', true, () => ({
     deleted: false,
     deletedAt: null,
     deletedById: null,
