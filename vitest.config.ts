@@ -24,7 +24,9 @@ export default defineConfig({
       project('kit', './services/kit'),
       project('auth', './services/auth'),
       project('records', './services/records'),
+      project('linking', './services/linking'),
       project('gateway', './gateway'),
+      project('bench', './bench'),
     ],
   },
 });

@@ -3,6 +3,7 @@ export * from './nats.ts';
 export * from './paths.ts';
 export * from './ports.ts';
 export * from './postgres.ts';
+export * from './prepare.ts';
 export * from './process.ts';
 export * from './redis.ts';
 export * from './stack.ts';

@@ -1,31 +1,16 @@
 // `npm start`: installs what is missing, builds, and runs the whole system on embedded defaults until
 // Ctrl-C. Honors GATEWAY_PORT, GATEWAY_HOST, ADMIN_EMAIL, ADMIN_PASSWORD, NRAD_DATA_DIR and, to use
 // servers of your own, MONGO_URL, NATS_URL, REDIS_URL.
-import { spawnSync } from 'node:child_process';
 import path from 'node:path';
-import { ensureFerretdbBinary } from '../ferretdb.ts';
 import { dataDir, REPO_ROOT } from '../paths.ts';
-import { givenUrls } from '../stack.ts';
+import { prepareLocalSystem } from '../prepare.ts';
 import { startSystem } from '../system.ts';
-import { ensureDebianPackages, SERVER_PACKAGES } from '../system-packages.ts';
 
 const env = process.env;
 const say = (line: string) => console.log(line);
 
 try {
-  const given = givenUrls(env);
-  if (!given.natsUrl || !given.redisUrl) {
-    ensureDebianPackages(
-      SERVER_PACKAGES.filter((p) => (p.command === 'nats-server' ? !given.natsUrl : !given.redisUrl)),
-    );
-  }
-  if (!given.mongoUrl) ensureFerretdbBinary();
-  say('Building...');
-  const build = spawnSync('npm', ['run', 'build', '--workspaces', '--if-present', '--silent'], {
-    cwd: REPO_ROOT,
-    stdio: ['ignore', 'ignore', 'inherit'],
-  });
-  if (build.status !== 0) throw new Error('The build failed; see the output above.');
+  prepareLocalSystem(env, say);
 
   const dir = dataDir(env);
   const system = await startSystem({

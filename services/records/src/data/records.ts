@@ -291,7 +291,7 @@ export class RecordRepository {
     }
   }
 
-  /** One record by id (a filter of `_id` alone: an index lookup on every store). */
+  /** One record by id (a filter of `_id` alone: an index lookup on MongoDB, the cheapest query on FerretDB). */
   async findById(id: Types.ObjectId): Promise<RecordDoc | null> {
     return this.model.findById(id).lean<RecordDoc>();
   }

@@ -1,0 +1,148 @@
+import {
+  type Agency,
+  COUNTRIES,
+  CRIME_SUBTYPES,
+  CRIME_TYPES,
+  DEFAULT_COUNTRY,
+  DEFAULT_SOURCE_OPTIONS,
+  NAMLC_ORGANIZATIONS,
+  NAMLC_REFERRAL_SOURCE,
+  type RecordInput,
+  RecordInputSchema,
+} from '@nrad/contracts';
+
+/** A small seeded PRNG (mulberry32): the same seed gives the same records on every run. */
+export class Random {
+  private state: number;
+
+  constructor(seed: number) {
+    this.state = seed >>> 0;
+  }
+
+  /** A float in [0, 1). */
+  next(): number {
+    this.state = (this.state + 0x6d2b79f5) >>> 0;
+    let t = this.state;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4_294_967_296;
+  }
+
+  /** An integer in [min, max]. */
+  int(min: number, max: number): number {
+    return min + Math.floor(this.next() * (max - min + 1));
+  }
+
+  pick<T>(items: readonly T[]): T {
+    return items[Math.floor(this.next() * items.length)] as T;
+  }
+
+  chance(p: number): boolean {
+    return this.next() < p;
+  }
+}
+
+// Names as officers type them, from several of the communities an offshore financial centre
+// meets; some with accents, which the service folds for search.
+const FIRST_NAMES = (
+  'James, Mary, John, Patricia, Robert, Jennifer, Michael, Linda, David, Elizabeth, William, Barbara, ' +
+  'Richard, Susan, Joseph, Jessica, Thomas, Sarah, Charles, Karen, Daniel, Nancy, Matthew, Lisa, ' +
+  'Anthony, Betty, Mark, Sandra, Steven, Ashley, Kevin, Dorothy, Brian, Kimberly, George, Emily, ' +
+  'Edward, Donna, Ronald, Michelle, Tyrone, Shantelle, Delroy, Keisha, Jermaine, Tanisha, Desmond, ' +
+  'Latoya, Winston, Marcia, José, María, Sofía, Andrés, Lucía, Martín, Inés, Raúl, Ramón, Álvaro, ' +
+  'João, Conceição, Gonçalo, Mário, Tomás, Luísa, Sebastião, Vítor, Inês, Antônio, François, Hélène, ' +
+  'Jérôme, Zoë, Chloé, Søren, Björn, Åsa, Jürgen, Lars, Wei, Li, Hiroshi, Yuki, Priya, Rajesh, ' +
+  'Anjali, Mohammed, Fatima, Aleksandr, Olga, Dmitri, Natalia, Kwame, Amara, Chidi, Ngozi, Siobhán, ' +
+  'Seán, Niamh'
+).split(', ');
+const LAST_NAMES = (
+  'Smith, Johnson, Williams, Brown, Jones, Miller, Davis, Wilson, Anderson, Taylor, Thomas, Moore, ' +
+  'Jackson, Martin, Thompson, White, Harris, Clarke, Lewis, Robinson, Walker, Young, Allen, King, ' +
+  'Wright, Scott, Hill, Green, Adams, Baker, Outerbridge, Trott, Tucker, Smith-Simmons, Darrell, ' +
+  'Furbert, Butterfield, Zuill, Wainwright, Burgess, DeSilva, Pitcher, Swan, Astwood, Bean, Raynor, ' +
+  'Symonds, Minors, Richardson, Dill, García, Rodríguez, Martínez, Hernández, López, González, Pérez, ' +
+  'Sánchez, Ramírez, Jiménez, Gonçalves, Conceição, Araújo, Simões, Magalhães, Patrício, Estêvão, ' +
+  'Brandão, Leitão, Câmara, Lefèvre, Béranger, Dubois, Müller, Schröder, Østergaard, Sjöberg, Nuñez, ' +
+  'Ibáñez, Doğan, Wang, Zhang, Chen, Nakamura, Tanaka, Patel, Sharma, Khan, Hussain, Ivanov, Petrova, ' +
+  "Okafor, Mensah, Adeyemi, O'Brien, MacDonald, Ó Súilleabháin, Kowalski, Nowak, Dvořák"
+).split(', ');
+const NOTES = [
+  'Funds moved through several accounts within days.',
+  'Subject declined to explain the origin of the cash.',
+  'Linked to an earlier report from a local bank.',
+  'Wire transfers to a jurisdiction of concern.',
+  'Goods declared below market value at the port.',
+  'Tip-off received by telephone; caller anonymous.',
+  'Structured deposits just under the reporting threshold.',
+  'Company director named in a foreign request.',
+];
+
+const FOREIGN_COUNTRIES = COUNTRIES.filter((c) => c !== DEFAULT_COUNTRY);
+const DAY_MS = 86_400_000;
+const day = (ms: number) => new Date(ms).toISOString().slice(0, 10);
+
+/** An amount with cents, log-uniform between `min` and `max` units. */
+function amount(rng: Random, min: number, max: number): string {
+  const units = Math.exp(Math.log(min) + rng.next() * (Math.log(max) - Math.log(min)));
+  return (Math.round(units * 100) / 100).toFixed(2);
+}
+
+/** A suspect's name: first and last, sometimes a middle name or a double-barrelled surname. */
+function suspectName(rng: Random): string {
+  const parts = [rng.pick(FIRST_NAMES)];
+  if (rng.chance(0.15)) parts.push(rng.pick(FIRST_NAMES));
+  parts.push(rng.pick(LAST_NAMES));
+  if (rng.chance(0.05)) parts.push(rng.pick(LAST_NAMES));
+  return parts.join(' ');
+}
+
+/**
+ * The body of a new record, as an officer of `agency` would send it: incident number
+ * `<agency>-<year>-<seq>`, an incident up to a year before `createdAt`, a suspect aged 18 to 80 then.
+ */
+export function recordBody(rng: Random, agency: Agency, seq: string, createdAt: Date): Record<string, unknown> {
+  const incidentMs = createdAt.getTime() - rng.int(0, 365) * DAY_MS;
+  const dobMs = incidentMs - rng.int(18 * 365, 80 * 365) * DAY_MS;
+  const source = rng.pick(DEFAULT_SOURCE_OPTIONS);
+  const nexus = rng.chance(0.3);
+  const crimeType = rng.chance(0.9) ? rng.pick(CRIME_TYPES) : null;
+  const subtypes: readonly string[] | undefined = crimeType ? CRIME_SUBTYPES[crimeType] : undefined;
+  return {
+    incidentNumber: `${agency}-${new Date(incidentMs).getUTCFullYear()}-${seq}`,
+    suspectName: suspectName(rng),
+    suspectDob: day(dobMs),
+    incidentDate: day(incidentMs),
+    caseAmount: amount(rng, 50, 5_000_000),
+    seizedAmount: rng.chance(0.4) ? amount(rng, 10, 500_000) : '0.00',
+    confiscatedAmount: rng.chance(0.2) ? amount(rng, 10, 250_000) : '0.00',
+    sourceOfRecord: source,
+    namlcOrganization: source === NAMLC_REFERRAL_SOURCE ? rng.pick(NAMLC_ORGANIZATIONS) : null,
+    internationalNexus: nexus,
+    cyberAssisted: rng.chance(0.25),
+    country: nexus ? rng.pick(FOREIGN_COUNTRIES) : DEFAULT_COUNTRY,
+    crimeType,
+    crimeSubtype: subtypes && rng.chance(0.8) ? rng.pick(subtypes) : null,
+    additionalInfo: rng.chance(0.3) ? rng.pick(NOTES) : null,
+  };
+}
+
+/** A body checked by the service's own input schema (so seeded documents are ones it could store). */
+export function recordInput(body: Record<string, unknown>): RecordInput {
+  return RecordInputSchema.parse(body);
+}
+
+/**
+ * A copy of the name with one letter of its last word (of three letters or more) changed: still
+ * within one edit of the original, so the fuzzy name search must find it.
+ */
+export function withTypo(rng: Random, name: string): string {
+  const chars = [...name];
+  // Letters inside the last run of 3+ letters ("O'Brien" → "Brien").
+  const runs = [...name.matchAll(/\p{L}{3,}/gu)];
+  const run = runs.at(-1);
+  if (!run) return name;
+  const start = [...name.slice(0, run.index)].length;
+  const at = start + rng.int(0, [...run[0]].length - 1);
+  chars[at] = chars[at]?.toLowerCase() === 'x' ? 'q' : 'x';
+  return chars.join('');
+}

@@ -1,0 +1,202 @@
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterAll, describe, expect, it } from 'vitest';
+import { runLinkCsv } from './link-csv.ts';
+
+const dir = mkdtempSync(path.join(tmpdir(), 'link-csv-'));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+function file(name: string, text: string): string {
+  const p = path.join(dir, name);
+  writeFileSync(p, text);
+  return p;
+}
+
+function run(...argv: string[]) {
+  let out = '';
+  let err = '';
+  const code = runLinkCsv(argv, { write: (t: string) => (out += t) }, { write: (t: string) => (err += t) });
+  return { code, out, err };
+}
+
+function readPairs(p: string): string[][] {
+  return readFileSync(p, 'utf8')
+    .trim()
+    .split('\n')
+    .map((l) => l.split(','));
+}
+
+// BOM, CRLF, quoted fields with commas, spaces after commas, odd column names.
+const left = file(
+  'left.csv',
+  '\uFEFFCase No, Suspect, Born, Amount\r\n' +
+    'A1, "Okafor, Grace", 15/06/1984, 1500\r\n' +
+    'A2, José Álvarez, 02/01/1970, 0\r\n' +
+    'A3, UNKNOWN, 01/01/1900, 0\r\n' +
+    'A4, Grace Okafor, 15/06/1984, 1500\r\n' +
+    'A5, Tom Lee, 05/05/1955, 10\r\n',
+);
+const right = file(
+  'right.csv',
+  'Case No,Suspect,Born,Amount\n' +
+    'B1,Grace Okafr,15/06/1984,1490\n' +
+    'B2,"ALVAREZ, Jose",01/02/1970,\n' +
+    'B3,unknown,01/01/1900,0\n' +
+    'B4,Peter Pan,12/12/1912,99\n',
+);
+
+describe('link-csv', () => {
+  it('links two files and writes left_id,right_id,confidence, highest first', () => {
+    const out = path.join(dir, 'pairs.csv');
+    const r = run(
+      '--left',
+      left,
+      '--right',
+      right,
+      '--id',
+      'Case No',
+      '--name',
+      'Suspect',
+      '--dob',
+      'Born',
+      '--amount',
+      'Amount',
+      '--out',
+      out,
+    );
+    expect(r.code, r.err).toBe(0);
+    const rows = readPairs(out);
+    expect(rows[0]).toEqual(['left_id', 'right_id', 'confidence']);
+    const found = rows.slice(1).map(([l, rr]) => `${l}-${rr}`);
+    expect(found).toContain('A1-B1');
+    expect(found).toContain('A4-B1');
+    expect(found).toContain('A2-B2');
+    expect(found.some((p) => p.includes('A3') || p.includes('B3'))).toBe(false);
+    const confidences = rows.slice(1).map((x) => Number(x[2]));
+    expect(confidences).toEqual([...confidences].sort((a, b) => b - a));
+    expect(rows.slice(1).every((x) => /^\d+\.\d\d$/.test(x[2]!))).toBe(true);
+    expect(r.err).toMatch(/5 × 4 records/);
+  });
+
+  it('deduplicates one file: each pair once, never a record with itself', () => {
+    const out = path.join(dir, 'dedupe.csv');
+    const r = run('--left', left, '--id', 'Case No', '--name', 'Suspect', '--dob', 'Born', '--out', out, '--min', '50');
+    expect(r.code, r.err).toBe(0);
+    expect(readPairs(out).slice(1)).toEqual([['A1', 'A4', '100.00']]);
+  });
+
+  it('reads given name, surname and a date in three columns', () => {
+    const l = file('parts.csv', 'id,first,last,y,m,d\n1,Anna,Berg,1980,1,2\n2,Berg,Anna,1980,01,02\n3,Anna,Berg,,,\n');
+    const out = path.join(dir, 'parts-out.csv');
+    const r = run(
+      '--left',
+      l,
+      '--id',
+      'id',
+      '--given',
+      'first',
+      '--surname',
+      'last',
+      '--dob-year',
+      'y',
+      '--dob-month',
+      'm',
+      '--dob-day',
+      'd',
+      '--out',
+      out,
+    );
+    expect(r.code, r.err).toBe(0);
+    const rows = readPairs(out).slice(1);
+    expect(rows[0]).toEqual(['1', '2', '100.00']);
+    expect(rows.map((x) => `${x[0]}-${x[1]}`).sort()).toEqual(['1-2', '1-3', '2-3']);
+  });
+
+  it('honours --dob-format mdy', () => {
+    const l = file('mdy.csv', 'id,name,dob\n1,Anna Berg,03/04/1980\n2,Anna Berg,1980-03-04\n');
+    const out = path.join(dir, 'mdy-out.csv');
+    expect(
+      run('--left', l, '--id', 'id', '--name', 'name', '--dob', 'dob', '--dob-format', 'mdy', '--out', out).code,
+    ).toBe(0);
+    expect(readPairs(out)[1]).toEqual(['1', '2', '100.00']);
+  });
+
+  it('fails with exit code 2 naming a missing column or file', () => {
+    const out = path.join(dir, 'never.csv');
+    const missingColumn = run('--left', left, '--id', 'Case No', '--name', 'Name', '--dob', 'Born', '--out', out);
+    expect(missingColumn.code).toBe(2);
+    expect(missingColumn.err).toContain('column "Name" (--name) not found');
+    expect(missingColumn.err).toContain('"Suspect"');
+    const missingRightColumn = run(
+      '--left',
+      left,
+      '--right',
+      file('r2.csv', 'Case No,Suspect\nB1,x\n'),
+      '--id',
+      'Case No',
+      '--name',
+      'Suspect',
+      '--dob',
+      'Born',
+      '--out',
+      out,
+    );
+    expect(missingRightColumn.code).toBe(2);
+    expect(missingRightColumn.err).toContain('column "Born" (--dob) not found');
+    const missingFile = run(
+      '--left',
+      path.join(dir, 'nope.csv'),
+      '--id',
+      'x',
+      '--name',
+      'y',
+      '--dob',
+      'z',
+      '--out',
+      out,
+    );
+    expect(missingFile.code).toBe(2);
+    expect(missingFile.err).toContain('nope.csv');
+    expect(run('--left', left, '--id', 'Case No', '--dob', 'Born', '--out', out).code).toBe(2);
+    expect(run('--left', left, '--bogus').code).toBe(2);
+  });
+
+  it('runs as a command: bin/link-csv --help and a small link', () => {
+    const bin = fileURLToPath(new URL('../../bin/link-csv', import.meta.url));
+    const help = spawnSync(bin, ['--help'], { encoding: 'utf8' });
+    expect(help.status, help.stderr).toBe(0);
+    expect(help.stdout).toContain('Usage: link-csv');
+    const out = path.join(dir, 'cli.csv');
+    const r = spawnSync(
+      bin,
+      [
+        '--left',
+        left,
+        '--right',
+        right,
+        '--id',
+        'Case No',
+        '--name',
+        'Suspect',
+        '--dob',
+        'Born',
+        '--out',
+        out,
+        '--min',
+        '90',
+      ],
+      {
+        encoding: 'utf8',
+      },
+    );
+    expect(r.status, r.stderr).toBe(0);
+    expect(
+      readPairs(out)
+        .slice(1)
+        .map((x) => `${x[0]}-${x[1]}`),
+    ).toEqual(expect.arrayContaining(['A1-B1', 'A4-B1', 'A2-B2']));
+  });
+});

@@ -1,0 +1,91 @@
+import { describe, expect, it } from 'vitest';
+import { blockingKeys, candidatePairs, MAX_KEYS } from './blocking.ts';
+import { type MatchInput, prepareRecord } from './scorer.ts';
+
+const shareKey = (a: MatchInput, b: MatchInput) => {
+  const keys = new Set(blockingKeys(a));
+  return blockingKeys(b).some((k) => keys.has(k));
+};
+
+describe('blockingKeys', () => {
+  const base: MatchInput = { id: 'a', suspectName: 'Catherine Wilkinson', suspectDob: '1984-06-15' };
+
+  it('gives a bounded number of plain string keys', () => {
+    for (const input of [
+      base,
+      { id: 'b', suspectName: 'Maria Fernanda de la Cruz Gonzalez Rodriguez', suspectDob: '1984-06-05' },
+      { id: 'c', suspectName: 'Li Wei' },
+    ]) {
+      const keys = blockingKeys(input);
+      expect(keys.length).toBeGreaterThan(0);
+      expect(keys.length).toBeLessThanOrEqual(MAX_KEYS);
+      expect(new Set(keys).size).toBe(keys.length);
+      for (const k of keys) expect(typeof k).toBe('string');
+    }
+  });
+
+  it('accepts a prepared record or the raw input alike', () => {
+    expect(blockingKeys(prepareRecord(base))).toEqual(blockingKeys(base));
+  });
+
+  it.each([
+    ['a typo in the name', { suspectName: 'Catherine Wilkinsen' }],
+    ['names swapped', { suspectName: 'WILKINSON, Catherine' }],
+    ['one name missing', { suspectName: 'Wilkinson' }],
+    ['a typo in both names, no date', { suspectName: 'Cathrine Wilkinsom', suspectDob: null }],
+    ['the same name, no date', { suspectName: 'Catherine Wilkinson', suspectDob: null }],
+    ['a day slip', { suspectDob: '1984-06-16' }],
+    ['a month slip', { suspectDob: '1984-07-15' }],
+    ['a year slip', { suspectDob: '1985-06-15' }],
+    ['a digit slip', { suspectDob: '1934-06-15' }],
+    ['an entirely different name, the same date', { suspectName: 'Tom Lee' }],
+  ])('true pairs with %s share a key', (_label, change) => {
+    expect(shareKey(base, { ...base, id: 'b', ...change })).toBe(true);
+  });
+
+  it('finds day and month swapped', () => {
+    const a = { id: 'a', suspectName: 'Anna Berg', suspectDob: '1984-06-05' };
+    expect(shareKey(a, { ...a, id: 'b', suspectDob: '1984-05-06' })).toBe(true);
+  });
+
+  it('makes no keys from placeholders', () => {
+    expect(blockingKeys({ id: 'x', suspectName: 'UNKNOWN', suspectDob: '1900-01-01' })).toEqual([]);
+    expect(blockingKeys({ id: 'y', suspectName: 'N/A', suspectDob: '' })).toEqual([]);
+  });
+
+  it('keeps different people apart', () => {
+    expect(shareKey(base, { id: 'b', suspectName: 'Peter Okafor', suspectDob: '1962-01-30' })).toBe(false);
+  });
+});
+
+describe('candidatePairs', () => {
+  const people: MatchInput[] = [
+    { id: '1', organization: 'BPS', suspectName: 'Anna Berg', suspectDob: '1980-01-02' },
+    { id: '2', organization: 'FIA', suspectName: 'Berg, Anna', suspectDob: '1980-01-02' },
+    { id: '3', organization: 'BPS', suspectName: 'Anna Berg', suspectDob: '1980-01-02' },
+    { id: '4', organization: 'CUS', suspectName: 'Tom Lee', suspectDob: '1955-05-05' },
+  ];
+  const prepared = people.map((p) => prepareRecord(p));
+
+  it('pairs within one list once each, never with itself nor within one organization', () => {
+    const { pairs } = candidatePairs(prepared);
+    expect(pairs.map(([i, j]) => `${people[i]!.id}-${people[j]!.id}`).sort()).toEqual(['1-2', '2-3']);
+  });
+
+  it('pairs across two lists; without organizations, one id is one record', () => {
+    const left = [prepareRecord({ id: 'L1', suspectName: 'Anna Berg', suspectDob: '1980-01-02' })];
+    const right = [
+      prepareRecord({ id: 'R1', suspectName: 'Ana Berg', suspectDob: '1980-01-02' }),
+      prepareRecord({ id: 'L1', suspectName: 'Anna Berg', suspectDob: '1980-01-02' }),
+      prepareRecord({ id: 'R3', suspectName: 'Tom Lee', suspectDob: '1955-05-05' }),
+    ];
+    expect(candidatePairs(left, right).pairs).toEqual([[0, 0]]);
+  });
+
+  it('skips over-full keys', () => {
+    const many = Array.from({ length: 30 }, (_, i) => prepareRecord({ id: String(i), suspectName: 'Anna Berg' }));
+    const { pairs, skippedKeys } = candidatePairs(many, undefined, { maxBlockSize: 10 });
+    expect(pairs).toEqual([]);
+    expect(skippedKeys).toBeGreaterThan(0);
+  });
+});

@@ -1,0 +1,268 @@
+/**
+ * Field comparisons: each turns two prepared values into a comparison level and its weight
+ * (weights.ts). Pure functions.
+ */
+import { doubleMetaphone } from 'double-metaphone';
+import { distance } from 'fastest-levenshtein';
+import jaroWinkler from 'jaro-winkler';
+import type { PreparedDate, PreparedName } from './normalize.ts';
+import {
+  AMOUNT_WEIGHTS,
+  DOB_WEIGHTS,
+  type DobLevel,
+  INCIDENT_DATE_WEIGHTS,
+  MAX_FREQUENCY_BONUS,
+  MAX_FREQUENCY_PENALTY,
+  MIN_FREQUENCY_RECORDS,
+  MIN_WORD_SHARE,
+  NAME_WEIGHTS,
+  PHONETIC_MIN_JW,
+  REFERENCE_WORD_SHARE,
+  SIMILAR_JW,
+  type TokenLevel,
+} from './weights.ts';
+
+type Codes = readonly [string, string];
+
+function codesMeet(a: Codes, b: Codes): boolean {
+  // One-letter codes ('A' for any vowel-led short word) say too little.
+  const ok = (c: string) => c.length >= 2;
+  return (
+    (ok(a[0]) && (a[0] === b[0] || a[0] === b[1])) || (ok(a[1]) && a[1] !== a[0] && (a[1] === b[0] || a[1] === b[1]))
+  );
+}
+
+function isAdjacentSwap(a: string, b: string): boolean {
+  if (a.length !== b.length) return false;
+  let i = 0;
+  while (i < a.length && a[i] === b[i]) i++;
+  return (
+    i < a.length - 1 && a[i] === b[i + 1] && a[i + 1] === b[i] && a.slice(i + 2) === b.slice(i + 2) // rest equal
+  );
+}
+
+/** How two name words (two or more letters each) compare. */
+export function tokenLevel(a: string, b: string, ca: Codes, cb: Codes): TokenLevel {
+  if (a === b) return 'exact';
+  const shorter = Math.min(a.length, b.length);
+  if (shorter >= 3 && Math.abs(a.length - b.length) <= 1) {
+    if (distance(a, b) === 1 || isAdjacentSwap(a, b)) return 'typo';
+  }
+  const jw = jaroWinkler(a, b);
+  // Codes alone say too little about short words (elly / joel share one): the spelling must be close too.
+  if (jw >= PHONETIC_MIN_JW && codesMeet(ca, cb)) return 'phonetic';
+  if (shorter >= 3 && jw >= SIMILAR_JW) return 'similar';
+  if (shorter >= 4 && (a.startsWith(b) || b.startsWith(a))) return 'similar';
+  return 'conflict';
+}
+
+/** One aligned pair of name words (or initials). */
+export interface NamePair {
+  readonly a: string;
+  readonly b: string;
+  readonly level: TokenLevel;
+  /** The pair's weight in bits (the level's, adjusted for word frequency when frequencies are given). */
+  readonly weight: number;
+}
+
+export interface NameComparison {
+  /** Aligned pairs that agree at some level, best first. */
+  readonly pairs: readonly NamePair[];
+  /** Positions both names fill but where they disagree. */
+  readonly conflicts: number;
+  /** Comparable positions: the smaller name's word count (words + initials). */
+  readonly slots: number;
+  /** Sum of the pair weights and the conflict weights. */
+  readonly weight: number;
+}
+
+/**
+ * How common each name word is: the share (0–1) of named records whose name has the word. When
+ * given, an exact or typo agreement on a rare word weighs more and on a common word less
+ * (term-frequency adjustment); see nameFrequencies.
+ */
+export type NameFrequencies = (word: string) => number;
+
+interface Side {
+  readonly tokens: readonly string[];
+  readonly codes: readonly Codes[];
+}
+
+interface Aligned {
+  readonly pairs: Array<{ a: string; b: string; level: TokenLevel }>;
+  readonly usedA: boolean[];
+  readonly usedB: boolean[];
+}
+
+/** Greedy best-first alignment of two word lists; returns the agreeing pairs and the used words. */
+function align(a: Side, b: Side): Aligned {
+  const cand: Array<{ i: number; j: number; level: TokenLevel; w: number }> = [];
+  for (let i = 0; i < a.tokens.length; i++) {
+    for (let j = 0; j < b.tokens.length; j++) {
+      const level = tokenLevel(a.tokens[i]!, b.tokens[j]!, a.codes[i]!, b.codes[j]!);
+      if (level !== 'conflict') cand.push({ i, j, level, w: NAME_WEIGHTS[level] });
+    }
+  }
+  cand.sort((x, y) => y.w - x.w);
+  const usedA = a.tokens.map(() => false);
+  const usedB = b.tokens.map(() => false);
+  const pairs: Aligned['pairs'] = [];
+  for (const c of cand) {
+    if (usedA[c.i] || usedB[c.j]) continue;
+    usedA[c.i] = true;
+    usedB[c.j] = true;
+    pairs.push({ a: a.tokens[c.i]!, b: b.tokens[c.j]!, level: c.level });
+  }
+  return { pairs, usedA, usedB };
+}
+
+/** The name with words i and i+1 written as one ("kate lin" → "katelin"). */
+function merged(side: Side, i: number): Side {
+  const word = side.tokens[i]! + side.tokens[i + 1]!;
+  return {
+    tokens: [...side.tokens.slice(0, i), word, ...side.tokens.slice(i + 2)],
+    codes: [...side.codes.slice(0, i), doubleMetaphone(word), ...side.codes.slice(i + 2)],
+  };
+}
+
+const MAX_MERGE_TOKENS = 4;
+
+interface Outcome {
+  readonly pairs: Array<{ a: string; b: string; level: TokenLevel }>;
+  readonly conflicts: number;
+  readonly slots: number;
+  /** Sum of the fixed level weights of the agreeing pairs (to choose between variants). */
+  readonly agreeing: number;
+}
+
+function finish(a: Side, ia: readonly string[], b: Side, ib: readonly string[], aligned: Aligned): Outcome {
+  const pairs = [...aligned.pairs];
+  // Initials: against a leftover word with that first letter, or the same initial.
+  if (ia.length > 0 || ib.length > 0) {
+    const restA = [...a.tokens.filter((_, i) => !aligned.usedA[i]), ...ia];
+    const restB = [...b.tokens.filter((_, j) => !aligned.usedB[j]), ...ib];
+    const usedB = restB.map(() => false);
+    for (const x of restA) {
+      for (let j = 0; j < restB.length; j++) {
+        const y = restB[j]!;
+        if (usedB[j] || (x.length > 1 && y.length > 1) || x[0] !== y[0]) continue;
+        usedB[j] = true;
+        pairs.push({ a: x, b: y, level: 'initial' });
+        break;
+      }
+    }
+  }
+  const slots = Math.min(a.tokens.length + ia.length, b.tokens.length + ib.length);
+  const conflicts = Math.max(0, slots - pairs.length);
+  const agreeing = pairs.reduce((s, p) => s + NAME_WEIGHTS[p.level], 0);
+  return { pairs, conflicts, slots, agreeing };
+}
+
+/** Adjustment (bits) of an agreement's weight for how common its words are. */
+function frequencyAdjustment(a: string, b: string, frequencies: NameFrequencies): number {
+  const share = Math.max(frequencies(a), frequencies(b), MIN_WORD_SHARE);
+  const adjustment = Math.log2(REFERENCE_WORD_SHARE / share);
+  return Math.min(MAX_FREQUENCY_BONUS, Math.max(-MAX_FREQUENCY_PENALTY, adjustment));
+}
+
+/**
+ * Compares two names, word order free: words are aligned best-first by level (exact, typo,
+ * phonetic, similar), then initials; a word split in two on one side ("isab elle") is tried
+ * joined. Extra words on the longer name (a middle name) are neither for nor against.
+ */
+export function compareNames(a: PreparedName, b: PreparedName, frequencies?: NameFrequencies): NameComparison {
+  let best = finish(a, a.initials, b, b.initials, align(a, b));
+  const perfect = best.conflicts === 0 && best.pairs.every((p) => p.level === 'exact');
+  if (!perfect) {
+    // A joined variant counts only when its agreeing words weigh more: joining must not merely
+    // hide a disagreeing word by lowering the number of positions.
+    const tryVariant = (sa: Side, sb: Side) => {
+      const result = finish(sa, a.initials, sb, b.initials, align(sa, sb));
+      if (result.agreeing > best.agreeing) best = result;
+    };
+    if (a.tokens.length >= 2 && a.tokens.length <= MAX_MERGE_TOKENS) {
+      for (let i = 0; i + 1 < a.tokens.length; i++) tryVariant(merged(a, i), b);
+    }
+    if (b.tokens.length >= 2 && b.tokens.length <= MAX_MERGE_TOKENS) {
+      for (let j = 0; j + 1 < b.tokens.length; j++) tryVariant(a, merged(b, j));
+    }
+  }
+  let weight = best.conflicts * NAME_WEIGHTS.conflict;
+  const pairs = best.pairs.map((p) => {
+    let w = NAME_WEIGHTS[p.level];
+    if (frequencies && (p.level === 'exact' || p.level === 'typo')) w += frequencyAdjustment(p.a, p.b, frequencies);
+    weight += w;
+    return { ...p, weight: w };
+  });
+  return { pairs, conflicts: best.conflicts, slots: best.slots, weight };
+}
+
+/**
+ * Name-word frequencies from a set of records (for compareNames): the share of named records
+ * whose name has each word. Sets under MIN_FREQUENCY_RECORDS named records give undefined (too
+ * few to tell a rare word from an unseen one).
+ */
+export function nameFrequencies(names: Iterable<PreparedName>): NameFrequencies | undefined {
+  const counts = new Map<string, number>();
+  let total = 0;
+  for (const name of names) {
+    if (name.tokens.length === 0) continue;
+    total++;
+    for (const t of name.tokens) counts.set(t, (counts.get(t) ?? 0) + 1);
+  }
+  return frequenciesFromCounts((word) => counts.get(word) ?? 0, total);
+}
+
+/**
+ * Name-word frequencies from counts kept elsewhere (a service's index): `count(word)` = how many
+ * named records have the word (PreparedName.tokens), `total` = how many records have a name.
+ * Undefined under MIN_FREQUENCY_RECORDS records. `count` is called during scoring, so it should
+ * answer from memory.
+ */
+export function frequenciesFromCounts(count: (word: string) => number, total: number): NameFrequencies | undefined {
+  if (!(total >= MIN_FREQUENCY_RECORDS)) return undefined;
+  return (word) => Math.max(1, count(word)) / total;
+}
+
+/** The kinds of one-slip difference between two dates of birth. */
+export type DobSlip = 'one digit' | 'digits swapped' | 'day and month swapped' | 'day ±1' | 'month ±1' | 'year ±1';
+
+/** The slip that turns one date into the other, if there is exactly one. */
+export function dobSlip(a: PreparedDate, b: PreparedDate): DobSlip | undefined {
+  if (a.year === b.year && a.month === b.month && Math.abs(a.day - b.day) === 1) return 'day ±1';
+  if (a.year === b.year && a.day === b.day && Math.abs(a.month - b.month) === 1) return 'month ±1';
+  if (a.month === b.month && a.day === b.day && Math.abs(a.year - b.year) === 1) return 'year ±1';
+  if (a.year === b.year && a.month === b.day && a.day === b.month) return 'day and month swapped';
+  let diff = 0;
+  for (let i = 0; i < 8; i++) if (a.digits[i] !== b.digits[i]) diff++;
+  if (diff === 1) return 'one digit';
+  if (diff === 2 && isAdjacentSwap(a.digits, b.digits)) return 'digits swapped';
+  return undefined;
+}
+
+export interface DobComparison {
+  readonly level: DobLevel;
+  readonly slip?: DobSlip;
+  readonly weight: number;
+}
+
+export function compareDobs(a: PreparedDate, b: PreparedDate): DobComparison {
+  if (a.days === b.days) return { level: 'exact', weight: DOB_WEIGHTS.exact };
+  const slip = dobSlip(a, b);
+  if (slip) return { level: 'slip', slip, weight: DOB_WEIGHTS.slip };
+  return { level: 'mismatch', weight: DOB_WEIGHTS.mismatch };
+}
+
+/** Incident dates: weight by the difference in days. */
+export function compareIncidentDates(a: PreparedDate, b: PreparedDate): { days: number; weight: number } {
+  const days = Math.abs(a.days - b.days);
+  const weight = INCIDENT_DATE_WEIGHTS.find(([max]) => days <= max)![1];
+  return { days, weight };
+}
+
+/** Case amounts: weight by the relative difference |a − b| / max(a, b). */
+export function compareAmounts(a: number, b: number): { relative: number; weight: number } {
+  const relative = Math.abs(a - b) / Math.max(a, b);
+  const weight = AMOUNT_WEIGHTS.find(([max]) => relative <= max + 1e-12)![1];
+  return { relative, weight };
+}

@@ -1,0 +1,234 @@
+/**
+ * Normalization of the values the scorer compares: names folded to plain lower-case ASCII words,
+ * dates parsed and checked, amounts made positive numbers. Placeholders ("UNKNOWN", "N/A",
+ * 1900-01-01, an amount of 0) and absurd values come out as missing, so they are never evidence.
+ * Pure functions, no I/O.
+ */
+import anyAscii from 'any-ascii';
+import { doubleMetaphone } from 'double-metaphone';
+
+/** A name as the scorer compares it. */
+export interface PreparedName {
+  /** Distinct words of two or more letters, in order of appearance. */
+  readonly tokens: readonly string[];
+  /** Double Metaphone codes of each token ([primary, secondary], '' when the word has none). */
+  readonly codes: ReadonlyArray<readonly [string, string]>;
+  /** Single letters (initials), in order of appearance. */
+  readonly initials: readonly string[];
+}
+
+/** Words that stand for "no name" when they are all a name has ("N/A", "Not known", "John Doe"). */
+const PLACEHOLDER_NAMES = new Set([
+  'na',
+  'nk',
+  'nil',
+  'none',
+  'null',
+  'nan',
+  'undefined',
+  'unknown',
+  'unkown',
+  'unk',
+  'unkn',
+  'notknown',
+  'notgiven',
+  'notstated',
+  'notavailable',
+  'notapplicable',
+  'notrecorded',
+  'noname',
+  'unnamed',
+  'anon',
+  'anonymous',
+  'tbc',
+  'tba',
+  'tbd',
+  'test',
+  'fnulnu',
+  'johndoe',
+  'janedoe',
+  'doe',
+  'suspect',
+  'unknownsuspect',
+  'unidentified',
+  'unidentifiedmale',
+  'unidentifiedfemale',
+  'unknownmale',
+  'unknownfemale',
+  'withheld',
+  'redacted',
+]);
+
+/** Words that are never evidence inside a name: placeholders for one part, titles, suffixes. */
+const IGNORED_TOKENS = new Set([
+  'unknown',
+  'unkown',
+  'unk',
+  'unkn',
+  'fnu',
+  'lnu',
+  'nfn',
+  'nln',
+  'nmn',
+  'nmi',
+  'null',
+  'nil',
+  'none',
+  'undefined',
+  'anonymous',
+  'unnamed',
+  'noname',
+  'aka',
+  'alias',
+  'mr',
+  'mrs',
+  'ms',
+  'mx',
+  'miss',
+  'dr',
+  'prof',
+  'rev',
+  'sir',
+  'jr',
+  'jnr',
+  'sr',
+  'snr',
+  'ii',
+  'iii',
+  'iv',
+]);
+
+/** Name particles: de la Cruz ≈ Cruz, van der Berg ≈ Berg. */
+const PARTICLES = new Set([
+  'da',
+  'de',
+  'del',
+  'della',
+  'der',
+  'den',
+  'di',
+  'la',
+  'van',
+  'von',
+  'dos',
+  'das',
+  'ter',
+  'ten',
+]);
+
+/**
+ * Lower-case ASCII words of a text: transliterated (é → e, ß → ss, Ł → l, Cyrillic and other
+ * scripts romanized), apostrophes and hyphens inside a name dropped (O'Brien → obrien,
+ * Smith-Jones → smithjones: one word, so a double name does not count twice; the scorer still
+ * finds "smith jones" written apart), every other run of non-letters a word break (dots, commas,
+ * digits, spaces).
+ */
+export function foldName(text: string): string {
+  // Only letters (any script) and marks carry a name; symbols and emoji would transliterate to words.
+  return anyAscii(text.normalize('NFC').replace(/[^\p{L}\p{M}'`´’‘‐‑–-]+/gu, ' '))
+    .toLowerCase()
+    .replace(/(?<=[a-z])\s*[-‐‑–]\s*(?=[a-z])|['`´’‘]/g, '')
+    .replace(/[^a-z]+/g, ' ')
+    .trim();
+}
+
+/** Whether a name is only punctuation, a placeholder or a run of one letter ("XXX"). */
+export function isPlaceholderName(folded: string): boolean {
+  const compact = folded.replace(/ /g, '');
+  if (compact.length === 0) return true;
+  if (PLACEHOLDER_NAMES.has(compact)) return true;
+  return compact.length >= 2 && /^(.)\1+$/.test(compact);
+}
+
+const EMPTY_NAME: PreparedName = { tokens: [], codes: [], initials: [] };
+
+/** Prepares a name (or its parts, joined in the given order) for comparison. */
+export function prepareName(...parts: ReadonlyArray<string | null | undefined>): PreparedName {
+  const words: string[] = [];
+  for (const part of parts) {
+    if (typeof part !== 'string') continue;
+    const folded = foldName(part);
+    if (isPlaceholderName(folded)) continue;
+    for (const word of folded.split(' ')) if (word && !IGNORED_TOKENS.has(word)) words.push(word);
+  }
+  if (words.length === 0) return EMPTY_NAME;
+  // Particles (de la Cruz, van der Berg) say little; they are dropped unless they are all there is.
+  const core = words.filter((w) => !PARTICLES.has(w));
+  if (core.length > 0) words.splice(0, words.length, ...core);
+  const tokens: string[] = [];
+  const initials: string[] = [];
+  for (const word of words) {
+    const list = word.length === 1 ? initials : tokens;
+    if (!list.includes(word)) list.push(word);
+  }
+  // A name of initials only ("J. S.") keeps them; a full word elsewhere already covers its initial.
+  const codes = tokens.map((t) => doubleMetaphone(t));
+  return { tokens, codes, initials };
+}
+
+/** Whether a prepared name carries any evidence. */
+export function hasName(name: PreparedName): boolean {
+  return name.tokens.length > 0 || name.initials.length > 0;
+}
+
+/** A calendar date, checked. `days` counts days since 1970-01-01 (for date differences). */
+export interface PreparedDate {
+  readonly year: number;
+  readonly month: number;
+  readonly day: number;
+  /** YYYYMMDD, for digit-level comparison. */
+  readonly digits: string;
+  readonly days: number;
+}
+
+/** Dates that systems and clerks enter when the real one is unknown: never evidence. */
+export const PLACEHOLDER_DATES: ReadonlySet<string> = new Set([
+  '19000101',
+  '19010101',
+  '18991231',
+  '19700101',
+  '20000101',
+]);
+
+/** Dates before this year or after MAX_YEAR are treated as absurd (no evidence). */
+export const MIN_YEAR = 1900;
+export const MAX_YEAR = 2100;
+
+/** The order of day and month in a slash or dot date ("03/04/1980"). */
+export type DayMonthOrder = 'dmy' | 'mdy';
+
+/**
+ * Parses a date: YYYY-MM-DD (with any time part ignored), YYYYMMDD, or DD/MM/YYYY (MM/DD/YYYY
+ * with `order` 'mdy'; '.', '-' and '/' separators). Returns undefined for an empty, malformed,
+ * impossible (2021-02-30), absurd (outside MIN_YEAR..MAX_YEAR) or placeholder (1900-01-01) date.
+ */
+export function parseDate(value: string | null | undefined, order: DayMonthOrder = 'dmy'): PreparedDate | undefined {
+  if (typeof value !== 'string') return undefined;
+  const text = value.trim();
+  const iso = /^(\d{4})-(\d{1,2})-(\d{1,2})(?:[T ].*)?$/.exec(text) ?? /^(\d{4})(\d{2})(\d{2})$/.exec(text);
+  const slash = iso ? null : /^(\d{1,2})[./-](\d{1,2})[./-](\d{4})$/.exec(text);
+  let parts: [string, string, string] | undefined;
+  if (iso) parts = [iso[1]!, iso[2]!, iso[3]!];
+  else if (slash) parts = order === 'dmy' ? [slash[3]!, slash[2]!, slash[1]!] : [slash[3]!, slash[1]!, slash[2]!];
+  if (!parts) return undefined;
+  return makeDate(Number(parts[0]), Number(parts[1]), Number(parts[2]));
+}
+
+/** A date from its three numeric parts (for data kept in three columns); same checks as parseDate. */
+export function makeDate(year: number, month: number, day: number): PreparedDate | undefined {
+  if (!Number.isInteger(year) || !Number.isInteger(month) || !Number.isInteger(day)) return undefined;
+  if (year < MIN_YEAR || year > MAX_YEAR || month < 1 || month > 12 || day < 1) return undefined;
+  const ms = Date.UTC(year, month - 1, day);
+  const check = new Date(ms);
+  if (check.getUTCMonth() !== month - 1 || check.getUTCDate() !== day) return undefined;
+  const digits = `${year}${String(month).padStart(2, '0')}${String(day).padStart(2, '0')}`;
+  if (PLACEHOLDER_DATES.has(digits)) return undefined;
+  return { year, month, day, digits, days: Math.round(ms / 86_400_000) };
+}
+
+/** An amount as evidence: a finite positive number, else undefined (0 is the form's default). */
+export function prepareAmount(value: number | string | null | undefined): number | undefined {
+  const n = typeof value === 'string' ? Number(value.replace(/[\s,]/g, '')) : value;
+  if (typeof n !== 'number' || !Number.isFinite(n) || n <= 0) return undefined;
+  return n;
+}

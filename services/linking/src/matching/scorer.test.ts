@@ -1,0 +1,367 @@
+import { describe, expect, it } from 'vitest';
+import { nameFrequencies } from './compare.ts';
+import {
+  contributionTotal,
+  DEFAULT_THRESHOLD,
+  type MatchInput,
+  type MatchResult,
+  prepareRecord,
+  priorBitsFor,
+  scorePair,
+  scorePrepared,
+  weightToConfidence,
+} from './scorer.ts';
+
+let next = 0;
+const rec = (fields: Omit<MatchInput, 'id' | 'organization'> & { organization?: string }): MatchInput => ({
+  id: `r${next++}`,
+  organization: 'BPS',
+  ...fields,
+});
+const other = (fields: Omit<MatchInput, 'id' | 'organization'>): MatchInput => rec({ organization: 'FIA', ...fields });
+
+const field = (result: MatchResult, name: string) => result.explanation.find((e) => e.field === name)!;
+const isMatch = (result: MatchResult) => result.confidence >= DEFAULT_THRESHOLD;
+
+describe('scorePair: names', () => {
+  const dob = '1984-06-15';
+
+  it('matches the same person exactly with full confidence', () => {
+    const r = scorePair(
+      rec({ suspectName: 'John Smith', suspectDob: dob }),
+      other({ suspectName: 'John Smith', suspectDob: dob }),
+    );
+    expect(r.confidence).toBe(100);
+    expect(r.matchCriteria).toEqual({ suspectName: true, suspectDob: true, incidentDate: false, caseAmount: false });
+    expect(field(r, 'suspectName').status).toBe('match');
+    expect(field(r, 'suspectDob').status).toBe('match');
+  });
+
+  it('tolerates a typo', () => {
+    const r = scorePair(
+      rec({ suspectName: 'Catherine Wilkinson', suspectDob: dob }),
+      other({ suspectName: 'Catherine Wilkinsen', suspectDob: dob }),
+    );
+    expect(isMatch(r)).toBe(true);
+    expect(field(r, 'suspectName').status).toBe('partial');
+    expect(field(r, 'suspectName').detail).toContain('typo');
+  });
+
+  it('tolerates surname and given name swapped, and case, accents and punctuation', () => {
+    const a = rec({ suspectName: 'José Álvarez', suspectDob: dob });
+    for (const name of ['ALVAREZ, Jose', 'alvarez jose', 'Álvarez   José.']) {
+      const r = scorePair(a, other({ suspectName: name, suspectDob: dob }));
+      expect(field(r, 'suspectName').status, name).toBe('match');
+      expect(r.confidence, name).toBe(100);
+    }
+  });
+
+  it('reads given name and surname parts like a full name', () => {
+    const r = scorePair(
+      rec({ givenName: 'Anna', surname: 'Berg', suspectDob: dob }),
+      other({ suspectName: 'Berg Anna', suspectDob: dob }),
+    );
+    expect(r.confidence).toBe(100);
+  });
+
+  it('finds a name split or joined with a space', () => {
+    const r = scorePair(rec({ suspectName: 'Isabelle Beattie' }), other({ suspectName: 'Isab elle Beattie' }));
+    expect(field(r, 'suspectName').status).toBe('match');
+  });
+
+  it('matches phonetic spellings', () => {
+    const r = scorePair(
+      rec({ suspectName: 'Stephen Thompson', suspectDob: dob }),
+      other({ suspectName: 'Steven Tomson', suspectDob: dob }),
+    );
+    expect(isMatch(r)).toBe(true);
+    expect(field(r, 'suspectName').weight).toBeGreaterThan(0);
+  });
+
+  it('counts initials as weak agreement, and a conflicting initial against', () => {
+    const full = rec({ suspectName: 'John Smith', suspectDob: dob });
+    const initial = scorePair(full, other({ suspectName: 'J. Smith', suspectDob: dob }));
+    const wrongInitial = scorePair(full, other({ suspectName: 'P. Smith', suspectDob: dob }));
+    const exact = scorePair(full, other({ suspectName: 'John Smith', suspectDob: dob }));
+    expect(field(initial, 'suspectName').detail).toContain('initial');
+    expect(field(initial, 'suspectName').weight).toBeGreaterThan(field(wrongInitial, 'suspectName').weight);
+    expect(field(exact, 'suspectName').weight).toBeGreaterThan(field(initial, 'suspectName').weight);
+    expect(isMatch(initial)).toBe(true);
+  });
+
+  it('does not match different people with similar names', () => {
+    const pairs: Array<[MatchInput, MatchInput]> = [
+      [
+        rec({ suspectName: 'John Smith', suspectDob: '1980-05-12' }),
+        other({ suspectName: 'Jon Smyth', suspectDob: '1975-03-02' }),
+      ],
+      [
+        rec({ suspectName: 'Maria Garcia', suspectDob: '1990-01-20' }),
+        other({ suspectName: 'Mario Garcia', suspectDob: '1962-11-03' }),
+      ],
+      [
+        rec({ suspectName: 'Ali Hassan', suspectDob: '1988-07-07' }),
+        other({ suspectName: 'Ali Hussein', suspectDob: '1979-02-14' }),
+      ],
+      [
+        rec({ suspectName: 'Anna Berg', suspectDob: '1970-04-04' }),
+        other({ suspectName: 'Hanna Borg', suspectDob: '1970-09-15' }),
+      ],
+      [
+        rec({ suspectName: 'Peter Jones', suspectDob: '1985-10-10' }),
+        other({ suspectName: 'Paul Jones', suspectDob: '1985-11-10' }),
+      ],
+    ];
+    for (const [a, b] of pairs) {
+      const r = scorePair(a, b);
+      expect(isMatch(r), `${a.suspectName} / ${b.suspectName}`).toBe(false);
+    }
+  });
+
+  it('gives a full name no evidence when it is a placeholder', () => {
+    for (const placeholder of ['UNKNOWN', 'N/A', '---', 'Not known', 'XXX', '', '  ']) {
+      const r = scorePair(
+        rec({ suspectName: placeholder, suspectDob: dob }),
+        other({ suspectName: placeholder, suspectDob: '1950-02-02' }),
+      );
+      expect(field(r, 'suspectName').status, placeholder).toBe('missing');
+      expect(field(r, 'suspectName').contribution).toBe(0);
+      expect(r.confidence).toBe(0);
+    }
+  });
+
+  it('never links on placeholder values alone', () => {
+    const r = scorePair(
+      rec({ suspectName: 'UNKNOWN', suspectDob: '1900-01-01', incidentDate: '1970-01-01', caseAmount: 0 }),
+      other({ suspectName: 'unknown', suspectDob: '1900-01-01', incidentDate: '1970-01-01', caseAmount: 0 }),
+    );
+    expect(r.confidence).toBe(0);
+    expect(r.explanation.every((e) => e.status === 'missing' && e.contribution === 0)).toBe(true);
+    expect(Object.values(r.matchCriteria)).toEqual([false, false, false, false]);
+  });
+});
+
+describe('scorePair: dates of birth', () => {
+  const name = 'Grace Okafor';
+  const score = (a: string, b: string) =>
+    scorePair(rec({ suspectName: name, suspectDob: a }), other({ suspectName: name, suspectDob: b }));
+
+  it.each([
+    ['1984-06-15', '1984-06-16', 'day ±1'],
+    ['1984-06-15', '1984-07-15', 'month ±1'],
+    ['1984-06-15', '1985-06-15', 'year ±1'],
+    ['1984-06-05', '1984-05-06', 'day and month swapped'],
+    ['1984-06-15', '1934-06-15', 'one digit'],
+    ['1984-06-15', '1948-06-15', 'digits swapped'],
+  ])('%s vs %s is one slip (%s)', (a, b, kind) => {
+    const r = score(a, b);
+    expect(field(r, 'suspectDob').status).toBe('partial');
+    expect(field(r, 'suspectDob').detail).toBe(kind);
+    expect(field(r, 'suspectDob').weight).toBeGreaterThan(0);
+    expect(isMatch(r)).toBe(true);
+  });
+
+  it('counts a different date against', () => {
+    const r = score('1984-06-15', '1962-01-30');
+    expect(field(r, 'suspectDob').status).toBe('mismatch');
+    expect(field(r, 'suspectDob').contribution).toBeLessThan(0);
+  });
+
+  it('gives placeholder and absurd dates no evidence', () => {
+    for (const placeholder of ['1900-01-01', '1970-01-01', '0001-01-01', '2999-12-31', '1984-02-30', 'unknown', '']) {
+      const r = score('1984-06-15', placeholder);
+      expect(field(r, 'suspectDob').status, placeholder).toBe('missing');
+      expect(field(r, 'suspectDob').weight).toBe(0);
+    }
+  });
+
+  it('does not link on a date of birth alone', () => {
+    const r = scorePair(
+      rec({ suspectName: 'UNKNOWN', suspectDob: '1984-06-15' }),
+      other({ suspectName: 'N/A', suspectDob: '1984-06-15' }),
+    );
+    expect(isMatch(r)).toBe(false);
+    const r2 = scorePair(
+      rec({ suspectName: 'Grace Okafor', suspectDob: '1984-06-15' }),
+      other({ suspectName: 'Tom Lee', suspectDob: '1984-06-15' }),
+    );
+    expect(isMatch(r2)).toBe(false);
+  });
+});
+
+describe('scorePair: incident date and amount', () => {
+  const base = { suspectName: 'Grace Okafor', suspectDob: '1984-06-15' };
+
+  it('adds evidence for close incident dates and amounts', () => {
+    const r = scorePair(
+      rec({ ...base, incidentDate: '2024-03-10', caseAmount: 15000 }),
+      other({ ...base, incidentDate: '2024-03-12', caseAmount: '15,100.00' }),
+    );
+    expect(field(r, 'incidentDate').status).toBe('partial');
+    expect(field(r, 'incidentDate').weight).toBeGreaterThan(0);
+    expect(field(r, 'caseAmount').status).toBe('partial');
+    expect(r.matchCriteria).toEqual({ suspectName: true, suspectDob: true, incidentDate: true, caseAmount: true });
+  });
+
+  it('counts far-apart dates and amounts against, and treats amount 0 as missing', () => {
+    const r = scorePair(
+      rec({ suspectName: 'Grace Okafor', incidentDate: '2010-01-01', caseAmount: 100 }),
+      other({ suspectName: 'Grace Okafor', incidentDate: '2024-01-01', caseAmount: 90000 }),
+    );
+    expect(field(r, 'incidentDate').status).toBe('mismatch');
+    expect(field(r, 'caseAmount').status).toBe('mismatch');
+    const zero = scorePair(rec({ ...base, caseAmount: 0 }), other({ ...base, caseAmount: 500 }));
+    expect(field(zero, 'caseAmount').status).toBe('missing');
+  });
+
+  it('cannot make a link from incident date and amount alone', () => {
+    const r = scorePair(
+      rec({ suspectName: 'UNKNOWN', incidentDate: '2024-03-10', caseAmount: 15000 }),
+      other({ suspectName: 'UNKNOWN', incidentDate: '2024-03-10', caseAmount: 15000 }),
+    );
+    expect(isMatch(r)).toBe(false);
+  });
+
+  it('lets missing fields count neither for nor against', () => {
+    const both = scorePair(rec(base), other(base));
+    const withMissing = scorePair(rec({ ...base, incidentDate: '2024-01-01' }), other({ ...base, caseAmount: 10 }));
+    expect(withMissing.confidence).toBe(both.confidence);
+  });
+});
+
+describe('scorePair: records that never match', () => {
+  const fields = { suspectName: 'Grace Okafor', suspectDob: '1984-06-15' };
+
+  it('never matches a record with itself', () => {
+    const a = rec(fields);
+    const r = scorePair(a, a);
+    expect(r.confidence).toBe(0);
+    expect(r.excluded).toBe('same record');
+    expect(Object.values(r.matchCriteria).some(Boolean)).toBe(false);
+  });
+
+  it('never matches two records of one organization', () => {
+    const r = scorePair(rec({ ...fields, organization: 'CUS' }), rec({ ...fields, organization: 'CUS' }));
+    expect(r.confidence).toBe(0);
+    expect(r.excluded).toBe('same organization');
+    expect(r.explanation.every((e) => e.contribution === 0)).toBe(true);
+  });
+
+  it('matches records without an organization (deduplication) unless they are one record', () => {
+    const r = scorePair({ id: 'a', ...fields }, { id: 'b', ...fields });
+    expect(r.confidence).toBe(100);
+    expect(scorePair({ id: 'a', ...fields }, { id: 'a', ...fields }).confidence).toBe(0);
+  });
+});
+
+describe('scorePair: confidence and contributions', () => {
+  const names = [
+    'John Smith',
+    'Jon Smith',
+    'J Smith',
+    'Smith',
+    'Mary Jones',
+    'UNKNOWN',
+    'Maria Jonas',
+    'Smith John',
+    '',
+  ];
+  const dobs = ['1980-01-02', '1980-02-01', '1980-01-03', '1981-01-02', '1975-06-30', '1900-01-01', ''];
+  const dates = ['2024-01-01', '2024-01-05', '2020-06-01', ''];
+  const amounts = [1000, 1010, 5000, 0];
+
+  it('keeps contributions adding up exactly to the confidence, signed, for every combination', () => {
+    let checked = 0;
+    for (const [ia, na] of names.entries()) {
+      for (const nb of names.slice(ia)) {
+        for (const da of dobs) {
+          for (const db of dobs) {
+            const i = checked % dates.length;
+            const r = scorePair(
+              rec({ suspectName: na, suspectDob: da, incidentDate: dates[i], caseAmount: amounts[i] }),
+              other({
+                suspectName: nb,
+                suspectDob: db,
+                incidentDate: dates[(i + 1) % 4],
+                caseAmount: amounts[(i + checked) % 4],
+              }),
+            );
+            expect(r.confidence).toBeGreaterThanOrEqual(0);
+            expect(r.confidence).toBeLessThanOrEqual(100);
+            expect(Math.round(r.confidence * 100) / 100).toBe(r.confidence);
+            expect(contributionTotal(r)).toBe(r.confidence);
+            for (const e of r.explanation) {
+              expect(Math.round(e.contribution * 100) / 100).toBe(e.contribution);
+              if (e.status === 'missing') expect(e.contribution).toBe(0);
+              if (r.confidence > 0) expect(Math.sign(e.contribution) * Math.sign(e.weight)).toBeGreaterThanOrEqual(0);
+            }
+            checked++;
+          }
+        }
+      }
+    }
+    expect(checked).toBeGreaterThan(1000);
+  });
+
+  it('maps no evidence to 0 and grows with the weight', () => {
+    expect(weightToConfidence(0)).toBe(0);
+    expect(weightToConfidence(-5)).toBe(0);
+    expect(weightToConfidence(10)).toBeLessThan(weightToConfidence(20));
+    expect(weightToConfidence(60)).toBeCloseTo(100, 6);
+  });
+
+  it('asks more evidence against a larger set (priorBits)', () => {
+    const a = prepareRecord(rec({ suspectName: 'Grace Okafor' }));
+    const b = prepareRecord(other({ suspectName: 'Grace Okafor' }));
+    expect(priorBitsFor(100)).toBe(13);
+    expect(priorBitsFor(1_000_000)).toBeCloseTo(19.93, 2);
+    const small = scorePrepared(a, b);
+    const large = scorePrepared(a, b, { priorBits: priorBitsFor(1_000_000) });
+    expect(large.confidence).toBeLessThan(small.confidence);
+    expect(contributionTotal(large)).toBe(large.confidence);
+  });
+
+  it('lists the four SPEC fields in order', () => {
+    const r = scorePair(rec({ suspectName: 'A B' }), other({ suspectName: 'A B' }));
+    expect(r.explanation.map((e) => e.field)).toEqual(['suspectName', 'suspectDob', 'incidentDate', 'caseAmount']);
+  });
+
+  it('never throws on bad input', () => {
+    const junk: MatchInput[] = [
+      { id: 'x' },
+      { id: 'y', suspectName: null, suspectDob: null, incidentDate: null, caseAmount: null },
+      { id: 'z', suspectName: '!!!', suspectDob: '31/31/3131', incidentDate: 'yesterday', caseAmount: 'lots' },
+      { id: 'w', suspectName: '\u0000\uFFFF😀', suspectDob: '2024-02-30', caseAmount: Number.NaN },
+    ];
+    for (const a of junk) {
+      for (const b of junk) {
+        const r = scorePair(a, { ...b, id: `${b.id}2` });
+        expect(r.confidence).toBe(0);
+      }
+    }
+  });
+});
+
+describe('name-word frequencies', () => {
+  it('weigh a rare shared surname more than a common one', () => {
+    const names = [...Array.from({ length: 1500 }, (_, i) => `Person${'abcdefghij'[i % 10]} Smith`), 'Zebulon Quixley'];
+    const frequencies = nameFrequencies(names.map((n) => prepareRecord({ id: n, suspectName: n }).name));
+    expect(frequencies).toBeDefined();
+    const common = scorePrepared(
+      prepareRecord({ id: '1', suspectName: 'Ann Smith', suspectDob: '1980-01-01' }),
+      prepareRecord({ id: '2', suspectName: 'Ann Smith', suspectDob: '1991-05-05' }),
+      { frequencies },
+    );
+    const rare = scorePrepared(
+      prepareRecord({ id: '1', suspectName: 'Ann Quixley', suspectDob: '1980-01-01' }),
+      prepareRecord({ id: '2', suspectName: 'Ann Quixley', suspectDob: '1991-05-05' }),
+      { frequencies },
+    );
+    expect(rare.confidence).toBeGreaterThan(common.confidence);
+    expect(contributionTotal(rare)).toBe(rare.confidence);
+  });
+
+  it('are not used for small sets', () => {
+    expect(nameFrequencies([prepareRecord({ id: '1', suspectName: 'Ann Smith' }).name])).toBeUndefined();
+  });
+});

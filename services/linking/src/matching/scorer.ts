@@ -1,0 +1,296 @@
+/**
+ * The record-link scorer: compares two records' suspect name, suspect date of birth, incident
+ * date and case amount, and returns a confidence (0–100, two decimals), the SPEC §3 matchCriteria
+ * flags, and an explanation whose per-field contributions add up to the confidence exactly.
+ *
+ * Method: Fellegi–Sunter. Each field's comparison level has a weight log2(m/u) (weights.ts); a
+ * missing or placeholder value weighs 0. The total weight W maps to
+ *   confidence = 100 · (σ(W − P) − σ(−P)) / (1 − σ(−P)),  σ(x) = 1/(1+2^−x),  P = prior bits,
+ * floored at 0: the posterior match probability for a prior of 1 in 2^P (PRIOR_BITS = 13 unless
+ * the caller passes priorBits, e.g. priorBitsFor(size of the set searched)), rescaled so that
+ * no evidence (W = 0) gives 0. Without any agreement of the names, W is capped below the
+ * threshold (MAX_WEIGHT_WITHOUT_NAME). Each field's contribution is its share of the confidence in
+ * proportion to its weight (signed), rounded to hundredths so that the shares add up exactly.
+ */
+import {
+  compareAmounts,
+  compareDobs,
+  compareIncidentDates,
+  compareNames,
+  type DobComparison,
+  type NameComparison,
+  type NameFrequencies,
+} from './compare.ts';
+import {
+  type DayMonthOrder,
+  hasName,
+  type PreparedDate,
+  type PreparedName,
+  parseDate,
+  prepareAmount,
+  prepareName,
+} from './normalize.ts';
+import { MAX_WEIGHT_WITHOUT_NAME, PRIOR_BITS } from './weights.ts';
+
+/** The fields of a record the scorer reads. */
+export interface MatchInput {
+  readonly id: string;
+  /** The record's agency (BPS, FIA, CUS). Records of one organization are never matched. */
+  readonly organization?: string | null;
+  /** The full name, any word order. Or give `givenName` and `surname` (joined if both are given). */
+  readonly suspectName?: string | null;
+  readonly givenName?: string | null;
+  readonly surname?: string | null;
+  /** 'YYYY-MM-DD' (also accepted: YYYYMMDD, DD/MM/YYYY). */
+  readonly suspectDob?: string | null;
+  /** 'YYYY-MM-DD' (also accepted: YYYYMMDD, DD/MM/YYYY). */
+  readonly incidentDate?: string | null;
+  /**
+   * In currency units (1234.5 or "1234.50"); only the ratio of two amounts counts, so cents work
+   * equally if both sides use them. 0, negative or unparsable: missing.
+   */
+  readonly caseAmount?: number | string | null;
+}
+
+/** A record normalized once for many comparisons (prepareRecord). */
+export interface PreparedRecord {
+  readonly id: string;
+  readonly organization?: string;
+  readonly name: PreparedName;
+  readonly dob?: PreparedDate;
+  readonly incidentDate?: PreparedDate;
+  readonly caseAmount?: number;
+}
+
+export type MatchField = 'suspectName' | 'suspectDob' | 'incidentDate' | 'caseAmount';
+export const MATCH_FIELDS: readonly MatchField[] = ['suspectName', 'suspectDob', 'incidentDate', 'caseAmount'];
+
+export type FieldStatus = 'match' | 'partial' | 'mismatch' | 'missing';
+
+export interface FieldExplanation {
+  readonly field: MatchField;
+  readonly status: FieldStatus;
+  /** Signed share of the confidence, in points (two decimals); the four add up to the confidence. */
+  readonly contribution: number;
+  /** The Fellegi–Sunter weight in bits (log2 likelihood ratio), two decimals; 0 when missing. */
+  readonly weight: number;
+  readonly detail?: string;
+}
+
+/** The SPEC §3 matchCriteria: a flag is set when the field counts for the match (weight > 0). */
+export type MatchCriteria = Record<MatchField, boolean>;
+
+export interface MatchResult {
+  /** 0–100, two decimals. */
+  readonly confidence: number;
+  readonly matchCriteria: MatchCriteria;
+  readonly explanation: readonly FieldExplanation[];
+  /** Set when the pair may never match (confidence 0): the same record, or the same organization. */
+  readonly excluded?: 'same record' | 'same organization';
+}
+
+/**
+ * The confidence from which a pair is a match. Chosen on FEBRL 1–3 (not on the evaluation pair,
+ * FEBRL 4): the lowest multiple of 10 at which precision there is at least 0.995, both with and
+ * without name-word frequencies (bin/linkage-tune.ts).
+ */
+export const DEFAULT_THRESHOLD = 40;
+
+export interface PrepareOptions {
+  /** Day/month order of slash dates (03/04/1980): 'dmy' (default) or 'mdy'. */
+  readonly dayMonthOrder?: DayMonthOrder;
+}
+
+export interface ScoreOptions {
+  /**
+   * Name-word frequencies (nameFrequencies over the records being linked): agreement on a rare
+   * word then weighs more, on a common one less. Without them every word weighs the same.
+   */
+  readonly frequencies?: NameFrequencies | undefined;
+  /**
+   * Prior log2-odds against a match (default PRIOR_BITS = 13): the weight at which confidence is
+   * 50. For large sets use priorBitsFor(set size).
+   */
+  readonly priorBits?: number | undefined;
+}
+
+/** Normalizes a record's fields once (names folded, placeholders dropped, dates checked). */
+export function prepareRecord(input: MatchInput, options: PrepareOptions = {}): PreparedRecord {
+  const order = options.dayMonthOrder ?? 'dmy';
+  const name =
+    typeof input.suspectName === 'string' && input.suspectName.trim() !== ''
+      ? prepareName(input.suspectName)
+      : prepareName(input.givenName, input.surname);
+  const organization = input.organization?.trim() || undefined;
+  const dob = parseDate(input.suspectDob, order);
+  const incidentDate = parseDate(input.incidentDate, order);
+  const caseAmount = prepareAmount(input.caseAmount);
+  return {
+    id: input.id,
+    name,
+    ...(organization ? { organization } : {}),
+    ...(dob ? { dob } : {}),
+    ...(incidentDate ? { incidentDate } : {}),
+    ...(caseAmount !== undefined ? { caseAmount } : {}),
+  };
+}
+
+const pow2 = (x: number) => 2 ** x;
+const sigma = (x: number) => 1 / (1 + pow2(-x));
+
+/** The confidence (0–100, unrounded) for a total weight in bits, at a prior of 1 in 2^priorBits. */
+export function weightToConfidence(totalWeight: number, priorBits: number = PRIOR_BITS): number {
+  if (!(totalWeight > 0)) return 0;
+  const base = sigma(-priorBits);
+  return (100 * (sigma(totalWeight - priorBits) - base)) / (1 - base);
+}
+
+/**
+ * The prior (ScoreOptions.priorBits) for matching against a set of `size` records, each record
+ * expected to have about one match there: log2(size), and never under PRIOR_BITS. The larger the
+ * set, the more pairs share a date of birth or a name by chance, so the more evidence a link needs.
+ */
+export function priorBitsFor(size: number): number {
+  return Math.max(PRIOR_BITS, Math.log2(Math.max(1, size)));
+}
+
+interface FieldScore {
+  field: MatchField;
+  status: FieldStatus;
+  weight: number;
+  detail?: string;
+}
+
+function nameScore(
+  a: PreparedName,
+  b: PreparedName,
+  frequencies: NameFrequencies | undefined,
+): { score: FieldScore; comparison?: NameComparison } {
+  if (!hasName(a) || !hasName(b)) {
+    return { score: { field: 'suspectName', status: 'missing', weight: 0, detail: missingDetail(hasName(a)) } };
+  }
+  const c = compareNames(a, b, frequencies);
+  const allExact = c.conflicts === 0 && c.pairs.length > 0 && c.pairs.every((p) => p.level === 'exact');
+  const sameWords =
+    allExact && c.slots === a.tokens.length + a.initials.length && c.slots === b.tokens.length + b.initials.length;
+  const status: FieldStatus = sameWords || (allExact && c.slots >= 2) ? 'match' : c.weight > 0 ? 'partial' : 'mismatch';
+  const parts = c.pairs.map((p) => (p.level === 'exact' ? p.a : `${p.a} ~ ${p.b} (${p.level})`));
+  if (c.conflicts > 0) parts.push(`${c.conflicts} word${c.conflicts > 1 ? 's' : ''} disagree`);
+  return { score: { field: 'suspectName', status, weight: c.weight, detail: parts.join('; ') }, comparison: c };
+}
+
+function missingDetail(leftPresent: boolean): string {
+  return leftPresent ? 'missing or placeholder on the second record' : 'missing or placeholder on the first record';
+}
+
+function dobScore(a: PreparedDate | undefined, b: PreparedDate | undefined): FieldScore {
+  if (!a || !b) return { field: 'suspectDob', status: 'missing', weight: 0, detail: missingDetail(Boolean(a)) };
+  const c: DobComparison = compareDobs(a, b);
+  if (c.level === 'exact') return { field: 'suspectDob', status: 'match', weight: c.weight, detail: 'same date' };
+  if (c.level === 'slip') return { field: 'suspectDob', status: 'partial', weight: c.weight, detail: c.slip };
+  return { field: 'suspectDob', status: 'mismatch', weight: c.weight, detail: 'different dates' };
+}
+
+function incidentScore(a: PreparedDate | undefined, b: PreparedDate | undefined): FieldScore {
+  if (!a || !b) return { field: 'incidentDate', status: 'missing', weight: 0, detail: missingDetail(Boolean(a)) };
+  const { days, weight } = compareIncidentDates(a, b);
+  const status: FieldStatus = days === 0 ? 'match' : weight > 0 ? 'partial' : 'mismatch';
+  return { field: 'incidentDate', status, weight, detail: days === 0 ? 'same day' : `${days} days apart` };
+}
+
+function amountScore(a: number | undefined, b: number | undefined): FieldScore {
+  if (a === undefined || b === undefined) {
+    return { field: 'caseAmount', status: 'missing', weight: 0, detail: missingDetail(a !== undefined) };
+  }
+  const { relative, weight } = compareAmounts(a, b);
+  const status: FieldStatus = relative <= 0.005 ? 'match' : weight > 0 ? 'partial' : 'mismatch';
+  const pct = relative * 100;
+  return { field: 'caseAmount', status, weight, detail: `${pct < 0.01 ? '0' : pct.toFixed(pct < 10 ? 2 : 0)}% apart` };
+}
+
+/**
+ * Splits `total` hundredths among weights in proportion (signed), as integers adding up to `total`
+ * exactly (largest remainder). Zero weights get zero.
+ */
+function apportion(total: number, weights: readonly number[]): number[] {
+  const sum = weights.reduce((s, w) => s + w, 0);
+  if (total === 0 || sum <= 0) return weights.map(() => 0);
+  const raw = weights.map((w) => (total * w) / sum);
+  const out = raw.map(Math.floor);
+  let rest = total - out.reduce((s, v) => s + v, 0);
+  const order = raw
+    .map((r, i) => ({ i, frac: weights[i] === 0 ? -1 : r - Math.floor(r) }))
+    .sort((x, y) => y.frac - x.frac);
+  for (const { i } of order) {
+    if (rest <= 0) break;
+    out[i]! += 1;
+    rest--;
+  }
+  return out;
+}
+
+const round2 = (x: number) => Math.round(x * 100) / 100;
+
+/**
+ * The total weight in bits of a prepared pair (no exclusion rules): the sum of the field weights,
+ * capped at MAX_WEIGHT_WITHOUT_NAME unless the names agree at least in part.
+ */
+export function pairWeight(a: PreparedRecord, b: PreparedRecord, options: ScoreOptions = {}): number {
+  return totalWeight(fieldScores(a, b, options));
+}
+
+function totalWeight(scores: readonly FieldScore[]): number {
+  const sum = scores.reduce((s, f) => s + f.weight, 0);
+  return scores[0]!.weight > 0 ? sum : Math.min(sum, MAX_WEIGHT_WITHOUT_NAME);
+}
+
+function fieldScores(a: PreparedRecord, b: PreparedRecord, options: ScoreOptions): FieldScore[] {
+  return [
+    nameScore(a.name, b.name, options.frequencies).score,
+    dobScore(a.dob, b.dob),
+    incidentScore(a.incidentDate, b.incidentDate),
+    amountScore(a.caseAmount, b.caseAmount),
+  ];
+}
+
+/**
+ * Why a pair may never match, if it may not: the same record (same id within one organization, or
+ * both without one), or two records of one organization.
+ */
+export function exclusion(a: PreparedRecord, b: PreparedRecord): MatchResult['excluded'] {
+  if (a.organization === b.organization)
+    return a.id === b.id ? 'same record' : a.organization === undefined ? undefined : 'same organization';
+  return undefined;
+}
+
+/** Scores two prepared records. */
+export function scorePrepared(a: PreparedRecord, b: PreparedRecord, options: ScoreOptions = {}): MatchResult {
+  const scores = fieldScores(a, b, options);
+  const excluded = exclusion(a, b);
+  const hundredths = excluded ? 0 : Math.round(weightToConfidence(totalWeight(scores), options.priorBits) * 100);
+  const shares = apportion(
+    hundredths,
+    scores.map((f) => f.weight),
+  );
+  const explanation: FieldExplanation[] = scores.map((f, i) => ({
+    field: f.field,
+    status: f.status,
+    contribution: shares[i]! / 100,
+    weight: round2(f.weight),
+    ...(f.detail ? { detail: f.detail } : {}),
+  }));
+  const matchCriteria = Object.fromEntries(
+    scores.map((f) => [f.field, !excluded && f.weight > 0]),
+  ) as unknown as MatchCriteria;
+  return { confidence: hundredths / 100, matchCriteria, explanation, ...(excluded ? { excluded } : {}) };
+}
+
+/** Scores two records: scorePrepared(prepareRecord(a), prepareRecord(b)). */
+export function scorePair(a: MatchInput, b: MatchInput, options: PrepareOptions & ScoreOptions = {}): MatchResult {
+  return scorePrepared(prepareRecord(a, options), prepareRecord(b, options), options);
+}
+
+/** Sum of contributions in hundredths (equals confidence × 100 exactly; floating sums may not). */
+export function contributionTotal(result: MatchResult): number {
+  return result.explanation.reduce((s, e) => s + Math.round(e.contribution * 100), 0) / 100;
+}

@@ -1,0 +1,87 @@
+/**
+ * Fellegi–Sunter weights: for each comparison level, log2(m / u), where m is how often a true match
+ * shows that level and u how often two different people do. A missing value weighs 0 (no evidence).
+ *
+ * Name and date-of-birth weights were estimated on FEBRL data sets 1–3 (deduplication sets, 11,000
+ * records, ground truth from rec_id) by `services/linking/bin/linkage-tune.ts`, then rounded; FEBRL 4
+ * (the evaluation pair) was not used. Incident-date and amount weights are set by judgment (FEBRL has
+ * neither field): they are deliberately small, so they can tip a borderline name + DOB pair but
+ * never make a link on their own.
+ */
+
+/** Levels of one aligned pair of name words (see compareNames). */
+export type TokenLevel = 'exact' | 'typo' | 'phonetic' | 'similar' | 'initial' | 'conflict';
+
+export const NAME_WEIGHTS: Readonly<Record<TokenLevel, number>> = {
+  /** Same word. */
+  exact: 7.5,
+  /** One letter inserted, deleted, changed, or two neighbours swapped. */
+  typo: 6.5,
+  /** Same Double Metaphone code (Thompson / Tomson). */
+  phonetic: 2.0,
+  /** Jaro–Winkler ≥ SIMILAR_JW, or one word the start of the other (Chris / Christopher). */
+  similar: 3.5,
+  /** An initial against a word with that first letter, or against the same initial. */
+  initial: 2.5,
+  /** Both names have a word here, and they disagree. */
+  conflict: -3.0,
+};
+
+/** Levels of the date-of-birth comparison. */
+export type DobLevel = 'exact' | 'slip' | 'mismatch';
+
+export const DOB_WEIGHTS: Readonly<Record<DobLevel, number>> = {
+  exact: 14.5,
+  /** One slip: a digit changed, neighbouring digits swapped, day and month swapped, ±1 in one part. */
+  slip: 3.5,
+  mismatch: -4.0,
+};
+
+/** Incident-date closeness: [largest difference in days, weight], first that fits. */
+export const INCIDENT_DATE_WEIGHTS: ReadonlyArray<readonly [maxDays: number, weight: number]> = [
+  [0, 3.0],
+  [3, 2.0],
+  [30, 1.0],
+  [365, 0],
+  [Number.POSITIVE_INFINITY, -1.5],
+];
+
+/** Case-amount closeness: [largest relative difference, weight], first that fits. */
+export const AMOUNT_WEIGHTS: ReadonlyArray<readonly [maxRelative: number, weight: number]> = [
+  [0.005, 2.5],
+  [0.05, 1.5],
+  [0.25, 0.5],
+  [Number.POSITIVE_INFINITY, -1.0],
+];
+
+/** Jaro–Winkler similarity from which two words count as 'similar'. */
+export const SIMILAR_JW = 0.88;
+/** Jaro–Winkler similarity two words need besides a shared Double Metaphone code to be 'phonetic'. */
+export const PHONETIC_MIN_JW = 0.75;
+
+/**
+ * Prior log2-odds against a match: the total weight at which confidence is 50. Confidence is the
+ * posterior match probability for a prior of 1 in 2^PRIOR_BITS, rescaled so no evidence gives 0.
+ */
+export const PRIOR_BITS = 13;
+
+/**
+ * Word-frequency adjustment (used when the caller supplies name-word frequencies): an exact or
+ * typo agreement gains log2(REFERENCE_WORD_SHARE / share) bits, share being the more common of the
+ * two words' shares of named records, clamped to [−MAX_FREQUENCY_PENALTY, +MAX_FREQUENCY_BONUS].
+ * REFERENCE_WORD_SHARE is the share at which the fixed weight holds (estimated on FEBRL 1–3).
+ */
+export const REFERENCE_WORD_SHARE = 0.004;
+export const MAX_FREQUENCY_BONUS = 5;
+export const MAX_FREQUENCY_PENALTY = 3;
+/** Shares below this are treated as this (one record in 20,000). */
+export const MIN_WORD_SHARE = 0.00005;
+/** Frequencies from fewer named records than this are not used. */
+export const MIN_FREQUENCY_RECORDS = 1000;
+
+/**
+ * A link needs the names to agree at least in part: when the name weighs nothing or less (missing,
+ * a placeholder, or disagreeing), the total weight is capped here, below the default threshold,
+ * so a shared date of birth (plus incident date and amount) alone never makes a link.
+ */
+export const MAX_WEIGHT_WITHOUT_NAME = 9;
