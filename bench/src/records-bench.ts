@@ -1,31 +1,27 @@
-import { randomBytes } from 'node:crypto';
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import os from 'node:os';
-import path from 'node:path';
 import { performance } from 'node:perf_hooks';
-import {
-  AGENCY_CODES,
-  type Agency,
-  centsToMoney,
-  moneyToCents,
-  PAGE_DEFAULT_LIMIT,
-  type RecordInput,
-  RecordSearchSchema,
-  TOTAL_COUNT_HEADER,
-  type UserIdentity,
-} from '@nrad/contracts';
-import { FERRETDB_SOURCE_DIR, freePort, REPO_ROOT } from '@nrad/infra';
-import { SERVICES, startSystem } from '@nrad/infra/system';
+import { centsToMoney, moneyToCents, PAGE_DEFAULT_LIMIT, RecordSearchSchema } from '@nrad/contracts';
 import { RecordsConfigSchema } from '@nrad/records-service/config';
 import { scopeOf, searchFilter } from '@nrad/records-service/queries';
 import { newRecordDoc, type RecordDoc, RecordRepository } from '@nrad/records-service/storage';
 import { nameMatches, words } from '@nrad/records-service/text';
 import { connectMongo } from '@nrad/service-kit';
 import { type mongo, Types } from 'mongoose';
+import {
+  type AgencyUser,
+  describeStore,
+  type RunContext,
+  signInAgencyUsers,
+  startBenchSystem,
+  timed,
+} from './harness.ts';
 import { type BenchReport, latency, machine, type OperationResult } from './report.ts';
 import { Random, recordBody, recordInput, withTypo } from './seed.ts';
+import { type SeededAgency, seedRecords } from './seeding.ts';
 
-export interface BenchOptions {
+export { Cleanup } from './harness.ts';
+
+export interface BenchOptions extends RunContext {
   /** Records to seed, spread evenly over BPS, FIA and CUS. */
   n: number;
   /** Measured runs of each operation (each run: once through the gateway, once direct). */
@@ -36,34 +32,6 @@ export interface BenchOptions {
   budgetSeconds: number;
   /** PRNG seed: the same seed gives the same records and the same queries. */
   seed: number;
-  /** MONGO_URL, NATS_URL, REDIS_URL, FERRETDB_POSTGRESQL_URL and LOG_LEVEL, as `npm start` reads them. */
-  env: Record<string, string | undefined>;
-  log: (line: string) => void;
-  /** Where the run registers its stops, so that an interrupt can run them too. */
-  cleanup: Cleanup;
-}
-
-/** Undo steps run last-in first-out, once, whoever asks first (the normal end, an error, Ctrl-C). */
-export class Cleanup {
-  private readonly steps: Array<() => unknown> = [];
-  private done: Promise<void> | undefined;
-
-  add(step: () => unknown): void {
-    this.steps.push(step);
-  }
-
-  run(): Promise<void> {
-    this.done ??= (async () => {
-      for (let step = this.steps.pop(); step; step = this.steps.pop()) {
-        try {
-          await step();
-        } catch (err) {
-          console.error(`cleanup: ${(err as Error).message}`);
-        }
-      }
-    })();
-    return this.done;
-  }
 }
 
 /** The operations of the report, in its order. */
@@ -85,63 +53,11 @@ export const OPERATION_NAMES = [
   'search cyberAssisted',
 ] as const;
 
-const SEED_BATCH = 1000;
-const DAY_MS = 86_400_000;
-/** Seeded records are created over this span before the run (so "newest first" sorts real history). */
-const SEED_SPAN_MS = 3 * 365 * DAY_MS;
-/** Records kept in memory per run to draw search values from. */
-const SAMPLES = 3000;
 /** How long a created record's event may take to leave its outbox. */
 const SETTLE_TIMEOUT_MS = 10 * 60_000;
 
-/** A JSON client of the gateway with a cookie jar: one signed-in browser. */
-class GatewayClient {
-  private readonly cookies = new Map<string, string>();
-
-  constructor(private readonly base: string) {}
-
-  /** One request; `ms` runs from sending it to having read the whole answer. */
-  async call(method: string, pathname: string, body?: unknown) {
-    const headers: Record<string, string> = { accept: 'application/json' };
-    // A browser sends its origin with writes; the gateway refuses writes from other origins.
-    if (method !== 'GET') headers.origin = this.base;
-    if (this.cookies.size) headers.cookie = [...this.cookies].map(([k, v]) => `${k}=${v}`).join('; ');
-    const payload = body === undefined ? undefined : JSON.stringify(body);
-    if (payload !== undefined) headers['content-type'] = 'application/json';
-    const started = performance.now();
-    const res = await fetch(`${this.base}${pathname}`, { method, headers, ...(payload ? { body: payload } : {}) });
-    const text = await res.text();
-    const ms = performance.now() - started;
-    for (const cookie of res.headers.getSetCookie()) {
-      const pair = cookie.split(';')[0] ?? '';
-      const eq = pair.indexOf('=');
-      const value = pair.slice(eq + 1).trim();
-      if (value) this.cookies.set(pair.slice(0, eq).trim(), value);
-      else this.cookies.delete(pair.slice(0, eq).trim());
-    }
-    return { status: res.status, headers: res.headers, text, ms };
-  }
-
-  /** A call that must answer `status`; `total` is its X-Total-Count when it has one. */
-  async expect(status: number, method: string, pathname: string, body?: unknown) {
-    const res = await this.call(method, pathname, body);
-    if (res.status !== status) {
-      throw new Error(`${method} ${pathname} answered ${res.status} (expected ${status}): ${res.text.slice(0, 500)}`);
-    }
-    const total = res.headers.get(TOTAL_COUNT_HEADER);
-    return { ms: res.ms, text: res.text, ...(total === null ? {} : { total: Number(total) }) };
-  }
-}
-
 /** One agency's signed-in user and what was seeded for it. */
-interface AgencyRun {
-  agency: Agency;
-  user: UserIdentity;
-  http: GatewayClient;
-  ids: string[];
-  /** Some of its records (with ids), to take search values from. */
-  samples: Array<RecordInput & { id: string }>;
-}
+type AgencyRun = AgencyUser & SeededAgency;
 
 interface Outcome {
   ms: number;
@@ -156,88 +72,6 @@ interface Trial {
   direct(): Promise<Outcome>;
   /** Waits (untimed) until work the request left running in the background is done; ms waited. */
   settle?(): Promise<number>;
-}
-
-async function timed<T>(work: () => Promise<T>): Promise<{ ms: number; value: T }> {
-  const started = performance.now();
-  const value = await work();
-  return { ms: performance.now() - started, value };
-}
-
-/** Registers and signs in one user per agency through the gateway. */
-async function signInAgencyUsers(base: string, tag: string): Promise<AgencyRun[]> {
-  const runs: AgencyRun[] = [];
-  for (const agency of AGENCY_CODES) {
-    const http = new GatewayClient(base);
-    const email = `bench-${tag}-${agency.toLowerCase()}@bench.nrad.local`;
-    const password = randomBytes(12).toString('base64url');
-    await http.expect(201, 'POST', '/api/auth/register', {
-      name: `Bench ${agency} Officer`,
-      email,
-      password,
-      role: 'Analyst',
-      organization: agency,
-    });
-    const login = await http.expect(200, 'POST', '/api/auth/login', { email, password });
-    const { user } = JSON.parse(login.text) as {
-      user: { id: string; name: string; organization: Agency; role: string };
-    };
-    runs.push({
-      agency,
-      user: { kind: 'user', userId: user.id, name: user.name, organization: user.organization, role: user.role },
-      http,
-      ids: [],
-      samples: [],
-    });
-  }
-  return runs;
-}
-
-/**
- * Writes `n` records straight into the records service's collection, in unordered batches, built
- * by the service's own `newRecordDoc` from inputs its schema accepts. The next batch is built while
- * the previous one is being written.
- */
-async function seed(repo: RecordRepository, runs: AgencyRun[], n: number, rng: Random, log: (line: string) => void) {
-  const collection = repo.model.collection as unknown as mongo.Collection<RecordDoc>;
-  const start = Date.now() - SEED_SPAN_MS;
-  const sampleEvery = Math.max(1, Math.floor(n / SAMPLES));
-  const started = performance.now();
-  let pending: Promise<unknown> = Promise.resolve();
-  let batch: RecordDoc[] = [];
-  let written = 0;
-  const flush = async () => {
-    await pending;
-    const docs = batch;
-    batch = [];
-    pending = collection.insertMany(docs, { ordered: false }).then(() => {
-      const before = written;
-      written += docs.length;
-      const step = Math.max(SEED_BATCH, Math.ceil(n / 10 / SEED_BATCH) * SEED_BATCH);
-      if (Math.floor(written / step) > Math.floor(before / step) || written === n) {
-        const seconds = (performance.now() - started) / 1000;
-        log(`  ${written.toLocaleString('en-US')} / ${n.toLocaleString('en-US')} (${Math.round(written / seconds)}/s)`);
-      }
-    });
-    // Let the driver send the batch before the loop builds the next one.
-    await new Promise((resolve) => setImmediate(resolve));
-  };
-  for (let i = 0; i < n; i++) {
-    const run = runs[i % runs.length] as AgencyRun;
-    const createdAt = new Date(start + ((i + rng.next()) * SEED_SPAN_MS) / n);
-    const seq = String(Math.floor(i / runs.length) + 1).padStart(6, '0');
-    const input = recordInput(recordBody(rng, run.agency, seq, createdAt));
-    const doc = newRecordDoc(input, { organization: run.agency, createdById: run.user.userId }, createdAt);
-    const id = doc._id.toHexString();
-    run.ids.push(id);
-    if (Math.floor(i / runs.length) % sampleEvery === 0) run.samples.push({ ...input, id });
-    batch.push(doc);
-    if (batch.length === SEED_BATCH) await flush();
-  }
-  if (batch.length) await flush();
-  await pending;
-  const seconds = (performance.now() - started) / 1000;
-  return { seconds, perSecond: n / seconds };
 }
 
 type SearchBody = Record<string, unknown>;
@@ -467,23 +301,6 @@ async function measure(
   return { ...result, ratio: result.gateway.p50 / result.direct.p50 };
 }
 
-/** "FerretDB 1.24.2 (embedded, SQLite backend)", "MongoDB 7.0.14 at db.example:27017", ... */
-async function describeStore(db: mongo.Db, env: Record<string, string | undefined>): Promise<string> {
-  const info = await db.admin().command({ buildInfo: 1 });
-  const hostOf = (url: string) => /^[a-z+]+:\/\/(?:[^@/]*@)?([^/?]+)/i.exec(url)?.[1] ?? 'the given server';
-  if (!env.MONGO_URL) {
-    const goMod = readFileSync(path.join(FERRETDB_SOURCE_DIR, 'go.mod'), 'utf8');
-    const version = /github\.com\/FerretDB\/FerretDB v(\S+)/.exec(goMod)?.[1] ?? '(unknown version)';
-    const pg = env.FERRETDB_POSTGRESQL_URL;
-    return `FerretDB ${version} (embedded, ${pg ? `PostgreSQL backend at ${hostOf(pg)}` : 'SQLite backend'})`;
-  }
-  if ('ferretdbVersion' in info) {
-    const v = String(info.ferretdbVersion);
-    return `FerretDB ${v === 'unknown' ? '' : `${v} `}at ${hostOf(env.MONGO_URL)} (wire version ${info.version})`;
-  }
-  return `MongoDB ${info.version} at ${hostOf(env.MONGO_URL)}`;
-}
-
 /**
  * The records benchmark: brings the whole system up as `npm start` does (in a throwaway data
  * directory, on a free port), signs in one user per agency, seeds `n` records, then runs each
@@ -496,31 +313,9 @@ export async function runRecordsBench(options: BenchOptions): Promise<BenchRepor
   const rng = new Random(options.seed);
   const tag = Date.now().toString(36);
 
-  for (const entry of [...SERVICES.map((s) => s.entry), 'gateway/dist/main.js']) {
-    if (!existsSync(path.join(REPO_ROOT, entry))) throw new Error(`${entry} is missing: run npm run build first`);
-  }
-  const dataDir = mkdtempSync(path.join(os.tmpdir(), 'nrad-bench-'));
-  cleanup.add(() => rmSync(dataDir, { recursive: true, force: true }));
-  const port = await freePort();
-  const system = await startSystem({
-    dataDir,
-    gatewayPort: port,
-    gatewayHost: '127.0.0.1',
-    adminEmail: env.ADMIN_EMAIL || 'admin@nrad.local',
-    ...(env.LOG_LEVEL ? { logLevel: env.LOG_LEVEL } : {}),
-    env,
-    log: (line) => log(`  ${line}`),
-  });
-  cleanup.add(() => system.stop());
-  // A service that dies mid-run ends the run with its last output.
-  let finished = false;
-  const crashed = system.crashed.then((p) => {
-    if (!finished) throw new Error(`${p.name} stopped unexpectedly. Its last output:\n${p.tail()}`);
-    return undefined as never;
-  });
-  crashed.catch(() => {});
+  const { system, base, guard } = await startBenchSystem(options);
 
-  const work = async (): Promise<BenchReport> => {
+  return guard(async (): Promise<BenchReport> => {
     const conn = await connectMongo({
       url: system.infra.mongoUrl,
       dbName: RecordsConfigSchema.shape.MONGO_DB.parse(undefined),
@@ -538,7 +333,8 @@ export async function runRecordsBench(options: BenchOptions): Promise<BenchRepor
     }
     log(`Store: ${store}`);
 
-    const runs = await signInAgencyUsers(`http://127.0.0.1:${port}`, tag);
+    const users = await signInAgencyUsers(base, tag);
+    const runs: AgencyRun[] = users.map((u) => ({ ...u, createdById: u.user.userId, ids: [], samples: [] }));
     if (env.MONGO_URL) {
       // On a server of the user's, take the benchmark's records away again (its users stay).
       const owners = runs.map((r) => new Types.ObjectId(r.user.userId));
@@ -546,7 +342,10 @@ export async function runRecordsBench(options: BenchOptions): Promise<BenchRepor
     }
 
     log(`Seeding ${options.n.toLocaleString('en-US')} records...`);
-    const seeding = await seed(repo, runs, options.n, rng, log);
+    const collection = repo.model.collection as unknown as mongo.Collection<RecordDoc>;
+    const seeding = await seedRecords(runs, options.n, rng, log, (docs) =>
+      collection.insertMany(docs, { ordered: false }),
+    );
     const perAgency = Object.fromEntries(runs.map((r) => [r.agency, r.ids.length]));
 
     log(
@@ -578,13 +377,5 @@ export async function runRecordsBench(options: BenchOptions): Promise<BenchRepor
       seconds: (performance.now() - started) / 1000,
       loadAtEnd: os.loadavg()[0] ?? 0,
     };
-  };
-
-  const job = work();
-  job.catch(() => {}); // when a crash wins the race, the run's own failure is not news
-  try {
-    return await Promise.race([job, crashed]);
-  } finally {
-    finished = true;
-  }
+  });
 }

@@ -75,45 +75,73 @@ export function latency(samples: readonly number[]): Latency {
   };
 }
 
-const ms = (v: number) => (Number.isNaN(v) ? '—' : v >= 100 ? v.toFixed(0) : v >= 10 ? v.toFixed(1) : v.toFixed(2));
+/** Milliseconds as the tables show them: three significant figures or so. */
+export const ms = (v: number) =>
+  Number.isNaN(v) ? '—' : v >= 100 ? v.toFixed(0) : v >= 10 ? v.toFixed(1) : v.toFixed(2);
 
-/** The report as the terminal shows it: machine, N and store, then one row per operation. */
-export function formatReport(r: BenchReport): string {
+/** The ratio of two p50s, "1.23×". */
+export const ratio = (v: number) => (Number.isNaN(v) ? '—' : `${v.toFixed(2)}×`);
+
+/** The machine, N (with each agency's share), the store and the seeding: what every report starts with. */
+export function reportHead(
+  r: Pick<BenchReport, 'machine' | 'n' | 'perAgency' | 'store' | 'seeding'>,
+  seededNote = '',
+): string[] {
   const m = r.machine;
   const agencies = Object.entries(r.perAgency)
     .map(([a, count]) => `${a} ${count.toLocaleString('en-US')}`)
     .join(', ');
-  const head = [
+  return [
     `Machine: ${m.cpu} × ${m.cpus}, ${m.memoryGiB.toFixed(1)} GiB, Node ${m.node}, ${m.platform} (load ${m.load.toFixed(2)} at start)`,
     `N:       ${r.n.toLocaleString('en-US')} records (${agencies})`,
     `Store:   ${r.store}`,
-    `Seeded:  ${r.seeding.seconds.toFixed(1)} s, ${Math.round(r.seeding.perSecond).toLocaleString('en-US')} records/s`,
+    `Seeded:  ${r.seeding.seconds.toFixed(1)} s, ${Math.round(r.seeding.perSecond).toLocaleString('en-US')} records/s${seededNote}`,
+  ];
+}
+
+/** How long the run took, the load at its end, and the notes: what every report ends with. */
+export function reportFoot(r: Pick<BenchReport, 'seconds' | 'loadAtEnd' | 'notes'>): string[] {
+  return [
+    `Total run ${(r.seconds / 60).toFixed(1)} min; load ${r.loadAtEnd.toFixed(2)} at the end.`,
+    ...(r.notes.length ? ['', 'Notes:', ...r.notes.map((n) => `- ${n}`)] : []),
+  ];
+}
+
+/** A table: the first column left-aligned, the others right-aligned, a rule under the header. */
+export function table(header: string[], rows: string[][]): string[] {
+  const widths = header.map((h, i) => Math.max(h.length, ...rows.map((row) => (row[i] as string).length)));
+  const line = (cells: string[]) =>
+    cells.map((c, i) => (i === 0 ? c.padEnd(widths[i] as number) : c.padStart(widths[i] as number))).join('  ');
+  return [line(header), line(widths.map((w) => '-'.repeat(w))), ...rows.map(line)];
+}
+
+/** p50, p95 and p99 of one side, as table cells. */
+export const cells = (l: Latency) => [ms(l.p50), ms(l.p95), ms(l.p99)];
+
+/** A row of a two-path table: its name, the runs, both sides' percentiles and the ratio of the p50s. */
+export const comparisonRow = (o: { name: string; gateway: Latency; direct: Latency; ratio: number }) => [
+  o.name,
+  String(o.gateway.samples),
+  ...cells(o.gateway),
+  ...cells(o.direct),
+  ratio(o.ratio),
+];
+
+/** The report as the terminal shows it: machine, N and store, then one row per operation. */
+export function formatReport(r: BenchReport): string {
+  const head = [
+    ...reportHead(r),
     `Runs:    per operation up to ${r.iterations} measured (or as many as fit in ${r.budgetSeconds} s, at least one), after up to ${r.warmup}`,
     `         warm-up runs while it takes under 1 s; sequential, one agency user after another`,
     '',
   ];
   const header = ['operation', 'runs', 'gw p50', 'gw p95', 'gw p99', 'db p50', 'db p95', 'db p99', 'gw/db'];
-  const rows = r.operations.map((o) => [
-    o.name,
-    String(o.gateway.samples),
-    ms(o.gateway.p50),
-    ms(o.gateway.p95),
-    ms(o.gateway.p99),
-    ms(o.direct.p50),
-    ms(o.direct.p95),
-    ms(o.direct.p99),
-    Number.isNaN(o.ratio) ? '—' : `${o.ratio.toFixed(2)}×`,
-  ]);
-  const widths = header.map((h, i) => Math.max(h.length, ...rows.map((row) => (row[i] as string).length)));
-  const line = (cells: string[]) =>
-    cells.map((c, i) => (i === 0 ? c.padEnd(widths[i] as number) : c.padStart(widths[i] as number))).join('  ');
-  const table = [line(header), line(widths.map((w) => '-'.repeat(w))), ...rows.map(line)];
+  const rows = r.operations.map(comparisonRow);
   const foot = [
     '',
     'Milliseconds. gw = through the gateway as the agency user (HTTP, session, identity token, service,',
     'presenter); db = the same query straight to the store with mongoose (filter, sort, limit and count).',
-    `Total run ${(r.seconds / 60).toFixed(1)} min; load ${r.loadAtEnd.toFixed(2)} at the end.`,
-    ...(r.notes.length ? ['', 'Notes:', ...r.notes.map((n) => `- ${n}`)] : []),
+    ...reportFoot(r),
   ];
-  return [...head, ...table, ...foot].join('\n');
+  return [...head, ...table(header, rows), ...foot].join('\n');
 }

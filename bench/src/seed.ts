@@ -79,6 +79,9 @@ const NOTES = [
 
 const FOREIGN_COUNTRIES = COUNTRIES.filter((c) => c !== DEFAULT_COUNTRY);
 const DAY_MS = 86_400_000;
+/** Suspects are born from 1940 to 2005. */
+const FIRST_DOB_MS = Date.UTC(1940, 0, 1);
+const DOB_DAYS = (Date.UTC(2005, 11, 31) - FIRST_DOB_MS) / DAY_MS;
 const day = (ms: number) => new Date(ms).toISOString().slice(0, 10);
 
 /** An amount with cents, log-uniform between `min` and `max` units. */
@@ -98,11 +101,11 @@ function suspectName(rng: Random): string {
 
 /**
  * The body of a new record, as an officer of `agency` would send it: incident number
- * `<agency>-<year>-<seq>`, an incident up to a year before `createdAt`, a suspect aged 18 to 80 then.
+ * `<agency>-<year>-<seq>`, an incident up to a year before `createdAt`, a suspect born 1940–2005.
  */
 export function recordBody(rng: Random, agency: Agency, seq: string, createdAt: Date): Record<string, unknown> {
   const incidentMs = createdAt.getTime() - rng.int(0, 365) * DAY_MS;
-  const dobMs = incidentMs - rng.int(18 * 365, 80 * 365) * DAY_MS;
+  const dobMs = FIRST_DOB_MS + rng.int(0, DOB_DAYS) * DAY_MS;
   const source = rng.pick(DEFAULT_SOURCE_OPTIONS);
   const nexus = rng.chance(0.3);
   const crimeType = rng.chance(0.9) ? rng.pick(CRIME_TYPES) : null;
@@ -145,4 +148,41 @@ export function withTypo(rng: Random, name: string): string {
   const at = start + rng.int(0, [...run[0]].length - 1);
   chars[at] = chars[at]?.toLowerCase() === 'x' ? 'q' : 'x';
   return chars.join('');
+}
+
+/** The name with its last word put first ("Maria Lopez" → "Lopez Maria"), as forms in surname order have it. */
+export function swapOrder(name: string): string {
+  const parts = name.split(' ');
+  return parts.length < 2 ? name : [parts.at(-1), ...parts.slice(0, -1)].join(' ');
+}
+
+/**
+ * The name as a keyboard without accents types it ("José Pérez" → "Jose Perez"), or, for a name
+ * without any, with an accent on one of its vowels ("Karen Smith" → "Karen Smíth").
+ */
+export function toggleAccents(rng: Random, name: string): string {
+  const plain = name.normalize('NFD').replace(/\p{M}/gu, '').normalize('NFC');
+  if (plain !== name) return plain;
+  const vowels = [...name.matchAll(/[aeiou]/g)].map((m) => m.index);
+  if (vowels.length === 0) return name;
+  const at = rng.pick(vowels);
+  const accented = { a: 'á', e: 'é', i: 'í', o: 'ó', u: 'ú' }[name[at] as 'a'];
+  return `${name.slice(0, at)}${accented}${name.slice(at + 1)}`;
+}
+
+/** Ways an officer of another agency writes the same suspect's name. */
+export const NAME_VARIATIONS: ReadonlyArray<{ name: string; apply(rng: Random, name: string): string }> = [
+  { name: 'one-letter typo', apply: withTypo },
+  { name: 'words swapped', apply: (_rng, name) => swapOrder(name) },
+  { name: 'accents', apply: toggleAccents },
+];
+
+/** A name no generated record has (made-up syllables), for queries that must find nothing. */
+export function unknownName(rng: Random): string {
+  const syllables = ['zor', 'vak', 'quil', 'brax', 'thun', 'yev', 'grop', 'xan', 'plim', 'drozz', 'kwen', 'uth'];
+  const word = (parts: number) =>
+    Array.from({ length: parts }, () => rng.pick(syllables))
+      .join('')
+      .replace(/^./, (c) => c.toUpperCase());
+  return `${word(2)} ${word(3)}`;
 }

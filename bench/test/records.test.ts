@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { Cleanup, OPERATION_NAMES, runRecordsBench } from '../src/records-bench.ts';
 import { formatReport } from '../src/report.ts';
+import { expectComparison } from './figures.ts';
 
 /**
  * The benchmark on a tiny data set: the whole system from its bundles on embedded servers of its
@@ -27,13 +28,7 @@ describe('bench:records', () => {
       expect(Object.values(report.perAgency).reduce((a, b) => a + b)).toBe(200);
       expect(report.store).toMatch(/^FerretDB \S+ \(embedded, SQLite backend\)$/);
       expect(report.operations.map((o) => o.name)).toEqual([...OPERATION_NAMES]);
-      for (const op of report.operations) {
-        for (const side of [op.gateway, op.direct]) {
-          expect(side.samples, op.name).toBe(2);
-          for (const figure of [side.p50, side.p95, side.p99]) expect(Number.isFinite(figure), op.name).toBe(true);
-        }
-        expect(Number.isFinite(op.ratio), op.name).toBe(true);
-      }
+      for (const op of report.operations) expectComparison(op, 2);
       // Both paths counted the same records, and every search found the record its value came from.
       expect(report.notes.filter((n) => !n.startsWith('create: the service cleared'))).toEqual([]);
       const text = formatReport(report);

@@ -6,6 +6,7 @@ export * from './crime-types.ts';
 export * from './errors.ts';
 export * from './generated/country-codes.ts';
 export * from './identity.ts';
+export * from './links.ts';
 export * from './organizations.ts';
 export * from './records.ts';
 export * from './sources.ts';

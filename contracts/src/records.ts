@@ -117,6 +117,14 @@ export const RecordSchema = z.object({
   deletedById: ObjectIdSchema.nullable(),
   /** Starts at 1 and grows with every change; send it back (or as `If-Match`) when editing. */
   version: z.number().int().positive(),
+  /**
+   * SPEC §2 "Linked" column: the record has at least one cross-agency link (the linking service's
+   * `links.created` events; eventually consistent with them). Setting it is not an edit: it changes
+   * neither `version` nor `updatedAt`. Defaults keep events from before the flag decodable.
+   */
+  linked: z.boolean().default(false),
+  /** The organizations of the records this one is linked to: distinct, sorted. */
+  linkedOrganizations: z.array(OrganizationSchema).default([]),
 });
 export type CaseRecord = z.infer<typeof RecordSchema>;
 

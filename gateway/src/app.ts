@@ -45,7 +45,11 @@ export function createGateway({ config, redis, logger }: GatewayDeps) {
   app.silent = true;
 
   const prefix = config.REDIS_PREFIX;
-  const services: Record<ServiceName, string> = { auth: config.AUTH_URL, records: config.RECORDS_URL };
+  const services: Record<ServiceName, string> = {
+    auth: config.AUTH_URL,
+    records: config.RECORDS_URL,
+    linking: config.LINKING_URL,
+  };
   const addressLimits = { registrations: config.REGISTER_IP_MAX_PER_HOUR };
   const auth = createAuthClient({ baseUrl: config.AUTH_URL, identitySecret: config.IDENTITY_SECRET });
   const guard = new LoginGuard(redis, prefix, {

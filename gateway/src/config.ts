@@ -30,6 +30,7 @@ export const GatewayConfigSchema = z.object({
   UPSTREAM_TIMEOUT_MS: z.coerce.number().int().positive().default(120_000),
   AUTH_URL: env.url(),
   RECORDS_URL: env.url(),
+  LINKING_URL: env.url(),
 });
 export type GatewayConfig = z.output<typeof GatewayConfigSchema>;
 

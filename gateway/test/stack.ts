@@ -1,6 +1,8 @@
 import { createApp as createAuthApp } from '@nrad/auth-service/app';
 import { authTestConfig } from '@nrad/auth-service/test-support';
 import { testNamespace } from '@nrad/infra/harness';
+import { createApp as createLinkingApp } from '@nrad/linking-service/app';
+import { linkingTestConfig } from '@nrad/linking-service/test-support';
 import { createApp as createRecordsApp } from '@nrad/records-service/app';
 import { recordsTestConfig } from '@nrad/records-service/test-support';
 import { closeServer, connectBus, connectMongo, createLogger, listen } from '@nrad/service-kit';
@@ -14,7 +16,7 @@ export const IDENTITY_SECRET = 'i'.repeat(40);
 export const ADMIN = { email: 'admin@nrad.test', password: 'admin-password-123' };
 
 /**
- * Real auth and records services on real ports (FerretDB, NATS JetStream behind them) and gateways
+ * Real auth, records and linking services on real ports (FerretDB, NATS JetStream behind them) and gateways
  * in front of them on real Redis, all in this test file's namespace; everything is closed after
  * the file.
  */
@@ -38,11 +40,26 @@ export async function startAuthStack() {
     dbName: t.db('records'),
     stream: t.stream('RECORDS'),
     subjectPrefix: t.subject('records'),
+    linksStream: t.stream('LINKS'),
+    linksSubjectPrefix: t.subject('links'),
   });
   const recordsDb = await connectMongo({ url: recordsConfig.MONGO_URL, dbName: recordsConfig.MONGO_DB });
   const bus = await connectBus({ url: recordsConfig.NATS_URL, name: 'gateway-test' });
   const records = await createRecordsApp({ config: recordsConfig, db: recordsDb, bus, logger });
   const recordsServer = await listen(records.app, 0, '127.0.0.1');
+  const linkingConfig = linkingTestConfig({
+    identitySecret: IDENTITY_SECRET,
+    mongoUrl: t.mongoUrl,
+    natsUrl: t.natsUrl,
+    dbName: t.db('linking'),
+    recordsStream: recordsConfig.RECORDS_STREAM,
+    recordsSubjectPrefix: recordsConfig.RECORDS_SUBJECT_PREFIX,
+    linksStream: t.stream('LINKS'),
+    linksSubjectPrefix: t.subject('links'),
+  });
+  const linkingDb = await connectMongo({ url: linkingConfig.MONGO_URL, dbName: linkingConfig.MONGO_DB });
+  const linking = await createLinkingApp({ config: linkingConfig, db: linkingDb, bus, logger });
+  const linkingServer = await listen(linking.app, 0, '127.0.0.1');
   const redis = new Redis(t.redisUrl);
   const closers: Array<() => unknown> = [];
 
@@ -55,6 +72,7 @@ export async function startAuthStack() {
       SESSION_SECRET: 's'.repeat(40),
       AUTH_URL: authUrl,
       RECORDS_URL: `http://127.0.0.1:${recordsServer.port}`,
+      LINKING_URL: `http://127.0.0.1:${linkingServer.port}`,
       TRUST_PROXY: 'true',
       ...overrides,
     });
@@ -68,9 +86,11 @@ export async function startAuthStack() {
     redis.disconnect();
     await authServer.close();
     await recordsServer.close();
-    await records.relay.stop();
+    await linkingServer.close();
+    await linking.stop();
+    await records.stop();
     await bus.nc.close();
-    await Promise.all([db.close(), recordsDb.close()]);
+    await Promise.all([db.close(), recordsDb.close(), linkingDb.close()]);
   });
 
   return {
@@ -83,6 +103,8 @@ export async function startAuthStack() {
     bus,
     recordsDb,
     recordsStream: recordsConfig.RECORDS_STREAM,
+    linkingDb,
+    linksStream: linkingConfig.LINKS_STREAM,
     closeAuth: () => closeServer(authServer.server),
   };
 }

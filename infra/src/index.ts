@@ -6,5 +6,6 @@ export * from './postgres.ts';
 export * from './prepare.ts';
 export * from './process.ts';
 export * from './redis.ts';
+export * from './secrets.ts';
 export * from './stack.ts';
 export * from './system-packages.ts';

@@ -33,6 +33,11 @@ export const SERVICES: ReadonlyArray<{ name: string; entry: string; env: (s: Sha
     entry: 'services/records/dist/main.js',
     env: (s) => ({ MONGO_URL: s.mongoUrl, NATS_URL: s.natsUrl, IDENTITY_SECRET: s.identitySecret }),
   },
+  {
+    name: 'linking',
+    entry: 'services/linking/dist/main.js',
+    env: (s) => ({ MONGO_URL: s.mongoUrl, NATS_URL: s.natsUrl, IDENTITY_SECRET: s.identitySecret }),
+  },
 ];
 
 export interface SystemOptions {
@@ -46,6 +51,10 @@ export interface SystemOptions {
   /** MONGO_URL / NATS_URL / REDIS_URL: use those servers instead of starting local ones. */
   env?: Record<string, string | undefined>;
   log?: (line: string) => void;
+  /** Runs once the infrastructure is up, before any service starts (a benchmark seeds its stores here). */
+  beforeServices?: (infra: RunningInfra) => Promise<void>;
+  /** How long each service may take to answer /readyz (default 60 s; a large seeded store takes longer). */
+  readyTimeoutMs?: number;
 }
 
 export interface RunningSystem {
@@ -53,6 +62,8 @@ export interface RunningSystem {
   admin: { email: string; password: string; generated: boolean };
   logsDir: string;
   infra: RunningInfra;
+  /** Each service's own URL by name (`records`: `http://127.0.0.1:<port>`), behind the gateway. */
+  services: Record<string, string>;
   /** Resolves with the first process that exits on its own (a crash). */
   crashed: Promise<ManagedProcess>;
   /** Stops the gateway, then the services, then the infrastructure. */
@@ -102,16 +113,20 @@ export async function startSystem(options: SystemOptions): Promise<RunningSystem
       logFile: path.join(logsDir, `${name}.log`),
     });
     running.push(proc);
-    await waitForReady(proc, name, () => ready(port), 60_000);
+    await waitForReady(proc, name, () => ready(port), options.readyTimeoutMs ?? 60_000);
   };
 
+  const services: Record<string, string> = {};
+  const serviceUrls: Record<string, string> = {};
   try {
-    const serviceUrls: Record<string, string> = {};
+    await options.beforeServices?.(infra);
     for (const service of SERVICES) {
       const port = await freePort();
       log(`Starting ${service.name}...`);
       await launch(service.name, service.entry, port, { HOST: '127.0.0.1', ...service.env(shared) });
-      serviceUrls[`${service.name.toUpperCase()}_URL`] = `http://127.0.0.1:${port}`;
+      const url = `http://127.0.0.1:${port}`;
+      services[service.name] = url;
+      serviceUrls[`${service.name.toUpperCase()}_URL`] = url;
     }
     log('Starting gateway...');
     await launch('gateway', 'gateway/dist/main.js', options.gatewayPort, {
@@ -134,6 +149,7 @@ export async function startSystem(options: SystemOptions): Promise<RunningSystem
     admin: { email: options.adminEmail, password: adminPassword, generated: options.adminPassword === undefined },
     logsDir,
     infra,
+    services,
     crashed,
     stop,
   };

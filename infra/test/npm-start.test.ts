@@ -69,6 +69,7 @@ describe('npm start', () => {
     expect((await anon.get('/api/auth/user')).status).toBe(401);
 
     const users: Record<string, { email: string; password: string }> = {};
+    const recordIds: Record<string, string> = {};
     for (const organization of ['BPS', 'FIA', 'CUS']) {
       const email = `${organization.toLowerCase()}.officer@gov.bm`;
       const password = `${organization}-secret-pw`;
@@ -102,6 +103,7 @@ describe('npm start', () => {
       });
       expect(record.status).toBe(201);
       expect(record.body).toMatchObject({ organization, caseAmount: '1000.50', country: 'Bermuda' });
+      recordIds[organization] = record.body.id;
       expect((await client.get('/api/records')).body.map((r: { id: string }) => r.id)).toEqual([record.body.id]);
       expect((await client.post('/api/records/search', { suspectName: 'roe jane' })).body).toHaveLength(1);
       const cookie = client.cookieHeader();
@@ -146,6 +148,25 @@ describe('npm start', () => {
       ['FIA', '1000.50'],
     ]);
 
+    // The same suspect in three agencies: each record is linked to the other two, with reasons.
+    const bpsId = recordIds.BPS as string;
+    let links: Array<{ linkedRecord: { organization: string }; confidence: number; explanation: unknown[] }> = [];
+    for (let i = 0; i < 100 && links.length < 2; i++) {
+      links = (await admin.get(`/api/records/${bpsId}/links`)).body;
+      if (links.length < 2) await new Promise((r) => setTimeout(r, 100));
+    }
+    expect(links.map((l) => l.linkedRecord.organization).sort()).toEqual(['CUS', 'FIA']);
+    for (const l of links) expect(l.explanation).toHaveLength(4);
+    const check = await admin.post('/api/records/check-namlc-matches', {
+      namlcOrganization: 'Customs',
+      suspectName: 'Roe, Jane',
+      suspectDob: '1990-02-03',
+      incidentDate: '2025-04-05',
+      caseAmount: '1000.50',
+    });
+    expect(check.status).toBe(200);
+    expect(check.body.matches.map((m: { id: string }) => m.id)).toEqual([recordIds.CUS]);
+
     // Lockout: five failures lock the account, even against the right password.
     const victim = users.CUS as { email: string; password: string };
     const statuses: number[] = [];
@@ -168,6 +189,9 @@ describe('npm start', () => {
     expect(relogin.body.user.name).toBe('BPS Renamed');
     const kept = await again.get('/api/records');
     expect(kept.body.map((r: { incidentNumber: string }) => r.incidentNumber)).toEqual(['BPS-2025-001']);
+    expect(kept.body[0]).toMatchObject({ linked: true, linkedOrganizations: ['CUS', 'FIA'] });
+    const linked = await again.get(`/api/records/${bpsId}/linked`);
+    expect(linked.body.map((r: { organization: string }) => r.organization).sort()).toEqual(['CUS', 'FIA']);
     expect(await second.stop()).toBe(0);
   }, 300_000);
 });

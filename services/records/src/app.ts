@@ -1,8 +1,17 @@
-import { type Bus, createServiceApp, ensureStream, isFerretDb, type Logger, mongoReadiness } from '@nrad/service-kit';
+import {
+  type Bus,
+  createServiceApp,
+  ensureStream,
+  isFerretDb,
+  type Logger,
+  mongoReadiness,
+  type StreamSpec,
+} from '@nrad/service-kit';
 import type { Connection } from 'mongoose';
 import type { RecordsConfig } from './config.ts';
 import { DropdownRepository } from './data/dropdowns.ts';
 import { RecordRepository } from './data/records.ts';
+import { startLinkConsumer } from './events/link-consumer.ts';
 import { OutboxRelay } from './events/outbox-relay.ts';
 import { apiRoutes } from './http/routes.ts';
 import { KeyedLock } from './lib/keyed-lock.ts';
@@ -17,15 +26,19 @@ export interface RecordsAppDeps {
 }
 
 /**
- * Builds the records service: repositories, default option lists, the RECORDS stream, the outbox
- * relay (started: it publishes whatever an earlier run left pending) and the routes.
+ * Builds the records service: repositories, default option lists, the RECORDS and LINKS streams,
+ * the routes, the outbox relay (started: it publishes whatever an earlier run left pending) and
+ * the consumer of `links.created` that keeps the Linked flag (started). `stop()` stops the
+ * consumer and the relay (the caller closes the connections afterwards).
  */
 export async function createApp({ config, db, bus, logger }: RecordsAppDeps) {
   const records = new RecordRepository(db, { guardedWrites: !(await isFerretDb(db)) });
   const dropdowns = new DropdownRepository(db);
   await records.init();
   await dropdowns.seed(DEFAULT_DROPDOWNS);
-  await ensureStream(bus.jsm, { name: config.RECORDS_STREAM, subjects: [`${config.RECORDS_SUBJECT_PREFIX}.>`] });
+  await ensureStreamOf(bus, { name: config.RECORDS_STREAM, subjects: [`${config.RECORDS_SUBJECT_PREFIX}.>`] });
+  // The linking service publishes to LINKS; whichever of the two starts first creates it.
+  await ensureStreamOf(bus, { name: config.LINKS_STREAM, subjects: [`${config.LINKS_SUBJECT_PREFIX}.>`] });
 
   const lock = new KeyedLock();
   const relay = new OutboxRelay({
@@ -49,5 +62,31 @@ export async function createApp({ config, db, bus, logger }: RecordsAppDeps) {
   const api = apiRoutes(deps);
   app.use(api.routes()).use(api.allowedMethods());
   relay.start();
-  return { app, deps, relay };
+  let links: Awaited<ReturnType<typeof startLinkConsumer>>;
+  try {
+    links = await startLinkConsumer({
+      bus,
+      records,
+      lock,
+      logger,
+      stream: config.LINKS_STREAM,
+      subjectPrefix: config.LINKS_SUBJECT_PREFIX,
+    });
+  } catch (err) {
+    await relay.stop();
+    throw err;
+  }
+  const stop = async () => {
+    await links.stop();
+    await relay.stop();
+  };
+  return { app, deps, relay, links, stop };
+}
+
+/**
+ * `ensureStream`, tried twice: when another service creates the same stream between our look-up
+ * and our create, the second try finds it and only brings it up to date.
+ */
+async function ensureStreamOf(bus: Bus, spec: StreamSpec): Promise<void> {
+  await ensureStream(bus.jsm, spec).catch(() => ensureStream(bus.jsm, spec));
 }

@@ -1,4 +1,4 @@
-import { RECORDS_STREAM } from '@nrad/contracts';
+import { LINKS_STREAM, RECORDS_STREAM } from '@nrad/contracts';
 import { baseServiceEnv, env, loadConfig } from '@nrad/service-kit';
 import { z } from 'zod';
 
@@ -16,6 +16,15 @@ export const RecordsConfigSchema = z.object({
     .string()
     .regex(/^[A-Za-z0-9_-]+(\.[A-Za-z0-9_-]+)*$/)
     .default('records'),
+  /** The JetStream stream of link events (the linking service's) and the first token of its subjects. */
+  LINKS_STREAM: z
+    .string()
+    .regex(/^[A-Za-z0-9_-]+$/)
+    .default(LINKS_STREAM),
+  LINKS_SUBJECT_PREFIX: z
+    .string()
+    .regex(/^[A-Za-z0-9_-]+(\.[A-Za-z0-9_-]+)*$/)
+    .default('links'),
   /** How often the outbox relay retries events it could not publish (milliseconds). */
   RELAY_RETRY_MS: z.coerce.number().int().min(50).default(1000),
   /** How often the whole collection is searched for events not yet published (milliseconds). */

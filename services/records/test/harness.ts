@@ -47,6 +47,9 @@ export function recordBody(overrides: Record<string, unknown> = {}) {
 export interface RecordsHarness {
   t: TestNamespace;
   stream: string;
+  /** This instance's LINKS stream and subject prefix (the records service consumes `<prefix>.created`). */
+  linksStream: string;
+  linksSubjectPrefix: string;
   bus: Bus;
   server: ReturnType<Awaited<ReturnType<typeof createApp>>['app']['callback']>;
   built: Awaited<ReturnType<typeof createApp>>;
@@ -73,6 +76,8 @@ export async function startRecords(options: { natsUrl?: string; sweepMs?: number
     dbName: t.db('records'),
     stream: t.stream('RECORDS'),
     subjectPrefix: t.subject('records'),
+    linksStream: t.stream('LINKS'),
+    linksSubjectPrefix: t.subject('links'),
     ...(options.sweepMs ? { sweepMs: options.sweepMs } : {}),
   });
   const db = await connectMongo({ url: config.MONGO_URL, dbName: config.MONGO_DB });
@@ -80,6 +85,8 @@ export async function startRecords(options: { natsUrl?: string; sweepMs?: number
   const h = {
     t,
     stream: config.RECORDS_STREAM,
+    linksStream: config.LINKS_STREAM,
+    linksSubjectPrefix: config.LINKS_SUBJECT_PREFIX,
     bus,
     built: await createApp({ config, db, bus, logger }),
   } as RecordsHarness;
@@ -94,7 +101,7 @@ export async function startRecords(options: { natsUrl?: string; sweepMs?: number
     };
   };
   h.restart = async () => {
-    await h.built.relay.stop();
+    await h.built.stop();
     h.built = await createApp({ config, db, bus, logger });
     h.server = h.built.app.callback();
   };
@@ -106,7 +113,7 @@ export async function startRecords(options: { natsUrl?: string; sweepMs?: number
   let stopped: Promise<void> | undefined;
   h.stop = () => {
     stopped ??= (async () => {
-      await h.built.relay.stop();
+      await h.built.stop();
       await bus.nc.close();
       await db.close();
     })();

@@ -36,6 +36,8 @@ describe('create, read, edit, delete, restore', () => {
       deletedAt: null,
       deletedById: null,
       version: 1,
+      linked: false,
+      linkedOrganizations: [],
     });
     expect(res.headers.etag).toBe('"1"');
     expect(res.headers.location).toBe(`/api/records/${res.body.id}`);

@@ -1,3 +1,4 @@
+/// <reference path="../types/jaro-winkler.d.ts" />
 /**
  * Field comparisons: each turns two prepared values into a comparison level and its weight
  * (weights.ts). Pure functions.

@@ -3,7 +3,7 @@ import { testNamespace } from '@nrad/infra/harness';
 import { connectMongo, isFerretDb } from '@nrad/service-kit';
 import { Types } from 'mongoose';
 import { afterAll, describe, expect, inject, it } from 'vitest';
-import { newRecordDoc, type OutboxEntry, RecordRepository } from './records.ts';
+import { newRecordDoc, type OutboxEntry, presentRecord, type RecordDoc, RecordRepository } from './records.ts';
 
 const t = testNamespace();
 const db = await connectMongo({ url: t.mongoUrl, dbName: t.db('records') });
@@ -52,5 +52,40 @@ describe('single-record writes', () => {
     const source = inject('infra').source;
     if (source === 'local processes') expect(await isFerretDb(db)).toBe(true);
     if (source === 'testcontainers') expect(await isFerretDb(db)).toBe(false); // MongoDB 7
+  });
+});
+
+describe('linked organizations', () => {
+  it('$addToSet adds each organization once, by _id, without touching version, updatedAt or the outbox', async () => {
+    // MONGO-COMPAT.md lists $addToSet as safe on FerretDB; this checks it (and what it reports).
+    for (const guardedWrites of [true, false]) {
+      const repo = new RecordRepository(db, { guardedWrites });
+      await repo.init();
+      const doc = newRecordDoc(input(`L-${guardedWrites}`), owner, new Date('2024-01-02T03:04:05.000Z'));
+      await repo.insert({ ...doc, outbox: [event(`l-${guardedWrites}`)], outboxPending: true });
+      expect(await repo.addLinkedOrganization(doc._id, 'FIA')).toBe('added');
+      expect(await repo.addLinkedOrganization(doc._id, 'CUS')).toBe('added');
+      expect(await repo.addLinkedOrganization(doc._id, 'FIA')).toBe('unchanged');
+      const now = await repo.findById(doc._id);
+      expect(now?.linkedOrganizations).toEqual(['FIA', 'CUS']);
+      expect(now).toMatchObject({ version: 1, updatedAt: doc.updatedAt, outboxPending: true });
+      expect(now?.outbox.map((e) => e.id)).toEqual([`l-${guardedWrites}`]);
+      expect(presentRecord(now as RecordDoc)).toMatchObject({ linked: true, linkedOrganizations: ['CUS', 'FIA'] });
+      expect(await repo.addLinkedOrganization(new Types.ObjectId(), 'FIA')).toBe('missing');
+    }
+  });
+
+  it('a document stored before links (no field) presents as not linked and takes a first link', async () => {
+    const repo = new RecordRepository(db);
+    const { linkedOrganizations: _, ...old } = newRecordDoc(input('OLD-1'), owner);
+    await db.collection('records').insertOne(old);
+    const stored = (await repo.findById(old._id)) as RecordDoc;
+    expect(stored.linkedOrganizations).toBeUndefined();
+    expect(presentRecord(stored)).toMatchObject({ linked: false, linkedOrganizations: [] });
+    expect(await repo.addLinkedOrganization(old._id, 'BPS')).toBe('added');
+    expect(presentRecord((await repo.findById(old._id)) as RecordDoc)).toMatchObject({
+      linked: true,
+      linkedOrganizations: ['BPS'],
+    });
   });
 });

@@ -62,6 +62,11 @@ export interface RecordDoc extends StoredFields, DerivedFields {
   deletedById: Types.ObjectId | null;
   outbox: OutboxEntry[];
   outboxPending: boolean;
+  /**
+   * The organizations of the records this one is linked to (from `links.created`; a set, in the
+   * order added: presented sorted). Absent on documents from before links.
+   */
+  linkedOrganizations: Organization[];
 }
 
 const nullableString = { type: String, default: null };
@@ -110,6 +115,7 @@ const recordSchema = new Schema<RecordDoc>(
       default: [],
     },
     outboxPending: { type: Boolean, required: true, default: false },
+    linkedOrganizations: { type: [{ type: String, enum: ORGANIZATION_CODES }], default: [] },
   },
   { collection: 'records', versionKey: false },
 );
@@ -193,6 +199,7 @@ export function newRecordDoc(
     deletedById: null,
     outbox: [],
     outboxPending: false,
+    linkedOrganizations: [],
   };
 }
 
@@ -223,7 +230,14 @@ export function presentRecord(d: RecordDoc): CaseRecord {
     deletedAt: d.deletedAt ? d.deletedAt.toISOString() : null,
     deletedById: d.deletedById ? d.deletedById.toHexString() : null,
     version: d.version,
+    ...presentLinks(d.linkedOrganizations),
   };
+}
+
+/** The Linked flag and the linked organizations, distinct and sorted, as presented. */
+export function presentLinks(stored: readonly Organization[] | undefined) {
+  const linkedOrganizations = [...new Set(stored ?? [])].sort();
+  return { linked: linkedOrganizations.length > 0, linkedOrganizations };
 }
 
 export class IncidentNumberTakenError extends Error {
@@ -386,6 +400,24 @@ export class RecordRepository {
       .find({ _id: op({ $in: ids }) })
       .select({ outbox: 0 })
       .lean<RecordDoc[]>();
+  }
+
+  /**
+   * Adds `organization` to the record's linked organizations, if the record exists; resolves
+   * `missing` when it does not, `unchanged` when the organization was there already. A link is not
+   * an edit: `version`, `updatedAt` and the outbox stay as they are, so no event is emitted and an
+   * editor's `If-Match` stays valid. `$addToSet` makes a redelivery a no-op (atomic on MongoDB,
+   * where no version condition is needed; read-modify-write inside FerretDB, so callers hold the
+   * record's `KeyedLock` like every other write). The filter is `_id` alone, as on every FerretDB
+   * write (see `guardedWrites`).
+   */
+  async addLinkedOrganization(
+    id: Types.ObjectId,
+    organization: Organization,
+  ): Promise<'added' | 'unchanged' | 'missing'> {
+    const result = await this.raw.updateOne({ _id: id }, { $addToSet: { linkedOrganizations: organization } });
+    if (result.matchedCount === 0) return 'missing';
+    return result.modifiedCount === 0 ? 'unchanged' : 'added';
   }
 
   /** Records with events not yet acknowledged by the stream, oldest change first. */

@@ -5,8 +5,10 @@ import {
   type CaseRecord,
   centsToMoney,
   DEFAULT_COUNTRY,
+  type Link,
   moneyToCents,
   ObjectIdSchema,
+  type Organization,
   type PageQuery,
   type RecordEvent,
   type RecordEventType,
@@ -226,6 +228,28 @@ export function restoreRecord(deps: RecordDeps, user: UserIdentity, id: string):
     deletedAt: null,
     deletedById: null,
   }));
+}
+
+/**
+ * A new cross-agency link (`links.created`): each of its two records gets the other's organization
+ * among its linked organizations, if the record is in this database (a record is never removed,
+ * so an unknown id names nothing of ours and is skipped). Not an edit: no version, no `updatedAt`,
+ * no `records.*` event. Under each record's lock, like every write here (FerretDB updates are
+ * read-modify-write: an edit and this must not interleave). A repeated link changes nothing.
+ */
+export async function recordLink(
+  deps: Pick<RecordDeps, 'records' | 'lock' | 'logger'>,
+  link: Pick<Link, 'id' | 'sourceRecordId' | 'linkedRecordId' | 'sourceOrganization' | 'linkedOrganization'>,
+): Promise<void> {
+  const sides: Array<[string, Organization]> = [
+    [link.sourceRecordId, link.linkedOrganization],
+    [link.linkedRecordId, link.sourceOrganization],
+  ];
+  for (const [hex, organization] of sides) {
+    const id = new Types.ObjectId(hex);
+    const outcome = await deps.lock.run(id.toHexString(), () => deps.records.addLinkedOrganization(id, organization));
+    if (outcome === 'missing') deps.logger.debug({ linkId: link.id, recordId: hex }, 'linked record not ours; skipped');
+  }
 }
 
 function presentPage(page: Page<RecordDoc>): Page<CaseRecord> {

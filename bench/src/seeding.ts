@@ -1,0 +1,79 @@
+import { performance } from 'node:perf_hooks';
+import type { Agency, RecordInput } from '@nrad/contracts';
+import { newRecordDoc, type RecordDoc } from '@nrad/records-service/storage';
+import { type Random, recordBody, recordInput } from './seed.ts';
+
+const SEED_BATCH = 1000;
+const DAY_MS = 86_400_000;
+/** Seeded records are created over this span before the run (so "newest first" sorts real history). */
+const SEED_SPAN_MS = 3 * 365 * DAY_MS;
+/** Records kept in memory per run to draw query values from. */
+const SAMPLES = 3000;
+
+/** One agency's share of the seeded records. */
+export interface SeededAgency {
+  agency: Agency;
+  /** The user the agency's records are created by. */
+  createdById: string;
+  ids: string[];
+  /** Some of its records (with ids), to take query values from. */
+  samples: Array<RecordInput & { id: string }>;
+}
+
+export interface Seeding {
+  seconds: number;
+  perSecond: number;
+}
+
+/**
+ * Builds `n` records, spread evenly over `owners` and created over the last three years, each by
+ * the records service's own `newRecordDoc` from an input its schema accepts, and hands them to
+ * `write` in batches of a thousand; the next batch is built while the previous one is written.
+ */
+export async function seedRecords(
+  owners: SeededAgency[],
+  n: number,
+  rng: Random,
+  log: (line: string) => void,
+  write: (docs: RecordDoc[]) => Promise<unknown>,
+): Promise<Seeding> {
+  const start = Date.now() - SEED_SPAN_MS;
+  const sampleEvery = Math.max(1, Math.floor(n / SAMPLES));
+  const started = performance.now();
+  let pending: Promise<unknown> = Promise.resolve();
+  let batch: RecordDoc[] = [];
+  let written = 0;
+  const flush = async () => {
+    await pending;
+    const docs = batch;
+    batch = [];
+    pending = write(docs).then(() => {
+      const before = written;
+      written += docs.length;
+      const step = Math.max(SEED_BATCH, Math.ceil(n / 10 / SEED_BATCH) * SEED_BATCH);
+      if (Math.floor(written / step) > Math.floor(before / step) || written === n) {
+        const seconds = (performance.now() - started) / 1000;
+        log(`  ${written.toLocaleString('en-US')} / ${n.toLocaleString('en-US')} (${Math.round(written / seconds)}/s)`);
+      }
+    });
+    pending.catch(() => {}); // a failed write is thrown by the next await of `pending`
+    // Let the driver send the batch before the loop builds the next one.
+    await new Promise((resolve) => setImmediate(resolve));
+  };
+  for (let i = 0; i < n; i++) {
+    const owner = owners[i % owners.length] as SeededAgency;
+    const createdAt = new Date(start + ((i + rng.next()) * SEED_SPAN_MS) / n);
+    const seq = String(Math.floor(i / owners.length) + 1).padStart(6, '0');
+    const input = recordInput(recordBody(rng, owner.agency, seq, createdAt));
+    const doc = newRecordDoc(input, { organization: owner.agency, createdById: owner.createdById }, createdAt);
+    const id = doc._id.toHexString();
+    owner.ids.push(id);
+    if (Math.floor(i / owners.length) % sampleEvery === 0) owner.samples.push({ ...input, id });
+    batch.push(doc);
+    if (batch.length === SEED_BATCH) await flush();
+  }
+  if (batch.length) await flush();
+  await pending;
+  const seconds = (performance.now() - started) / 1000;
+  return { seconds, perSecond: n / seconds };
+}

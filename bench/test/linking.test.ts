@@ -1,0 +1,48 @@
+import { describe, expect, it } from 'vitest';
+import { Cleanup } from '../src/harness.ts';
+import { CHECK_NAMES, formatLinkingReport, runLinkingBench } from '../src/linking-bench.ts';
+import { expectComparison, expectLatency } from './figures.ts';
+
+/**
+ * The linking benchmark on a tiny data set: the whole system from its bundles on embedded servers
+ * of its own (as `npm run bench:linking` runs it; `npm test` builds the bundles first). Figures are
+ * checked for being figures, never for their size.
+ */
+describe('bench:linking', () => {
+  it('seeds both stores, links every create and measures check-namlc-matches', { timeout: 120_000 }, async () => {
+    const env: Record<string, string | undefined> = { ...process.env };
+    for (const name of ['MONGO_URL', 'NATS_URL', 'REDIS_URL', 'FERRETDB_POSTGRESQL_URL', 'LOG_LEVEL']) delete env[name];
+    const cleanup = new Cleanup();
+    try {
+      const report = await runLinkingBench({ n: 300, iterations: 3, warmup: 1, seed: 7, env, log: () => {}, cleanup });
+      expect(report.n).toBe(300);
+      expect(Object.values(report.perAgency).reduce((a, b) => a + b)).toBe(300);
+      expect(report.store).toMatch(/^FerretDB \S+ \(embedded, SQLite backend\)$/);
+      // The linking service loaded every seeded record from its store at start.
+      expect(report.indexLoad?.records).toBe(300);
+      expect(Number.isFinite(report.indexLoad?.ms)).toBe(true);
+      expect(Number.isFinite(report.linkingReadyMs)).toBe(true);
+      // Every create got its link, and every figure is a figure.
+      const c = report.create;
+      expect({ linked: c.linked, failures: c.failures }).toEqual({ linked: 3, failures: 0 });
+      expect(c.links.min).toBeGreaterThanOrEqual(1);
+      expectLatency(c.post, 3, 'POST');
+      expectLatency(c.answeredToLink, 3, 'answered → link');
+      expectLatency(c.sentToLink, 3, 'sent → link');
+      expect(c.sentToLink.p50).toBeGreaterThanOrEqual(c.answeredToLink.p50);
+      expect(report.checks.map((k) => k.name)).toEqual([...CHECK_NAMES]);
+      for (const k of report.checks) expectComparison(k, 3);
+      expect(report.checks[0]?.matches.min).toBeGreaterThanOrEqual(1);
+      expect(report.checks[1]?.matches).toEqual({ min: 0, max: 0 });
+      // No create failed, every matching query found its seeded record, no other query found any.
+      expect(report.notes).toEqual([]);
+      const text = formatLinkingReport(report);
+      for (const name of CHECK_NAMES) expect(text).toContain(name);
+      expect(text).toMatch(/^Machine: .+\nN: +300 records/);
+      expect(text).toContain('POST answered → link readable');
+      expect(text).toContain('Linked: 3 of 3 creates');
+    } finally {
+      await cleanup.run();
+    }
+  });
+});

@@ -1,0 +1,141 @@
+import { z } from 'zod';
+import { DateOnlySchema, MoneySchema, ObjectIdSchema } from './common.ts';
+import { NamlcOrganizationSchema, OrganizationSchema } from './organizations.ts';
+import { ActorSchema, RecordSchema } from './records.ts';
+
+/** The four fields the scorer compares (SPEC §3 "Match-link criteria"). */
+export const MATCH_CRITERIA_FIELDS = ['suspectName', 'suspectDob', 'incidentDate', 'caseAmount'] as const;
+export type MatchCriteriaField = (typeof MATCH_CRITERIA_FIELDS)[number];
+
+/** SPEC §3 matchCriteria: a flag per field, set when the field counted for the match. */
+export const MatchCriteriaSchema = z.strictObject({
+  suspectName: z.boolean().default(false),
+  suspectDob: z.boolean().default(false),
+  incidentDate: z.boolean().default(false),
+  caseAmount: z.boolean().default(false),
+});
+export type MatchCriteria = z.output<typeof MatchCriteriaSchema>;
+
+export const MATCH_STATUSES = ['match', 'partial', 'mismatch', 'missing'] as const;
+
+/**
+ * Why two records matched, field by field: the comparison's status, its signed share of the
+ * confidence in points (the four add up to the confidence) and its weight of evidence in bits.
+ */
+export const MatchExplanationSchema = z.array(
+  z.object({
+    field: z.enum(MATCH_CRITERIA_FIELDS),
+    status: z.enum(MATCH_STATUSES),
+    contribution: z.number(),
+    weight: z.number(),
+    detail: z.string().optional(),
+  }),
+);
+export type MatchExplanation = z.infer<typeof MatchExplanationSchema>;
+
+export const CHECK_MATCHES_MISSING_FIELDS =
+  'Please fill in NAMLC Organization, Suspect Name, Suspect DOB, Incident Date, and Case Amount to check for matches';
+
+const CHECK_MATCHES_FIELDS = ['namlcOrganization', 'suspectName', 'suspectDob', 'incidentDate', 'caseAmount'];
+
+const present = (v: unknown) => v !== undefined && v !== null && !(typeof v === 'string' && v.trim() === '');
+
+/**
+ * `POST /api/records/check-namlc-matches`. A missing field (absent, null or blank) answers SPEC's
+ * one message; a field that is there but malformed answers a message naming it.
+ */
+export const CheckMatchesSchema = z
+  .unknown()
+  .superRefine((body, ctx) => {
+    const fields = (body ?? {}) as Record<string, unknown>;
+    const complete =
+      typeof body === 'object' &&
+      body !== null &&
+      !Array.isArray(body) &&
+      CHECK_MATCHES_FIELDS.every((f) => present(fields[f]));
+    if (!complete) ctx.addIssue({ code: 'custom', message: CHECK_MATCHES_MISSING_FIELDS });
+  })
+  .pipe(
+    z.object({
+      namlcOrganization: NamlcOrganizationSchema,
+      suspectName: z.string({ error: 'must be text' }).trim().max(200, 'must be at most 200 characters'),
+      suspectDob: DateOnlySchema,
+      incidentDate: DateOnlySchema,
+      caseAmount: MoneySchema,
+    }),
+  );
+export type CheckMatches = z.output<typeof CheckMatchesSchema>;
+
+/** One record the NAMLC check found, with what the match panel shows and why it matched. */
+export const MatchCandidateSchema = RecordSchema.pick({
+  id: true,
+  incidentNumber: true,
+  suspectName: true,
+  suspectDob: true,
+  incidentDate: true,
+  caseAmount: true,
+  organization: true,
+}).extend({
+  confidence: z.number(),
+  matchCriteria: MatchCriteriaSchema,
+  explanation: MatchExplanationSchema,
+});
+export type MatchCandidate = z.infer<typeof MatchCandidateSchema>;
+export const CheckMatchesResponseSchema = z.object({ matches: z.array(MatchCandidateSchema) });
+
+/** `POST /api/records/link`. The confidence is the scorer's; `matchCriteria` is what the user saw. */
+export const CreateLinkSchema = z.strictObject({
+  sourceRecordId: ObjectIdSchema,
+  linkedRecordId: ObjectIdSchema,
+  matchCriteria: MatchCriteriaSchema.optional(),
+});
+export type CreateLink = z.output<typeof CreateLinkSchema>;
+
+export const LINK_TYPES = ['auto', 'manual'] as const;
+export const LinkTypeSchema = z.enum(LINK_TYPES);
+
+/** A stored link (SPEC §3 "Record link"). */
+export const LinkSchema = z.object({
+  id: ObjectIdSchema,
+  sourceRecordId: ObjectIdSchema,
+  linkedRecordId: ObjectIdSchema,
+  /** The two records' organizations, in the order of the ids above. */
+  sourceOrganization: OrganizationSchema,
+  linkedOrganization: OrganizationSchema,
+  linkType: LinkTypeSchema,
+  /** 0–100 with two decimals. */
+  confidence: z.number(),
+  matchCriteria: MatchCriteriaSchema,
+  explanation: MatchExplanationSchema,
+  createdAt: z.string(),
+  /** Who made a manual link; null for an automatic one. */
+  createdById: ObjectIdSchema.nullable(),
+});
+export type Link = z.infer<typeof LinkSchema>;
+
+/** `GET /api/records/{id}/links`: each link of the record, seen from it, with the other record. */
+export const RecordLinkViewSchema = LinkSchema.extend({ linkedRecord: RecordSchema });
+export type RecordLinkView = z.infer<typeof RecordLinkViewSchema>;
+
+/** `GET /api/records/{id}/linked`. */
+export const LinkedRecordSummarySchema = z.object({
+  organization: OrganizationSchema,
+  id: ObjectIdSchema,
+  incidentNumber: z.string(),
+  suspectName: z.string(),
+});
+export type LinkedRecordSummary = z.infer<typeof LinkedRecordSummarySchema>;
+
+/** The JetStream stream of link events (ARCHITECTURE.md "Events"). */
+export const LINKS_STREAM = 'LINKS';
+export const linkSubject = (prefix = 'links') => `${prefix}.created`;
+
+/** `links.created`, published with the link's id as `Nats-Msg-Id`. `actor` is null for auto-links. */
+export const LinkEventSchema = z.object({
+  id: z.string().min(1),
+  type: z.literal('created'),
+  time: z.iso.datetime(),
+  actor: ActorSchema.nullable(),
+  link: LinkSchema,
+});
+export type LinkEvent = z.infer<typeof LinkEventSchema>;

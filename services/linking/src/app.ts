@@ -1,0 +1,82 @@
+import { RecordEventSchema } from '@nrad/contracts';
+import {
+  type Bus,
+  createServiceApp,
+  ensureStream,
+  type Logger,
+  mongoReadiness,
+  type RunningConsumer,
+  startConsumer,
+} from '@nrad/service-kit';
+import type { Connection } from 'mongoose';
+import type { LinkingConfig } from './config.ts';
+import { LinkingStore } from './data/store.ts';
+import { LinkRegistry } from './domain/link-registry.ts';
+import { MatchIndex } from './domain/match-index.ts';
+import { LinkRelay } from './events/link-relay.ts';
+import { apiRoutes } from './http/routes.ts';
+import { applyRecordEvent, type LinkingDeps, loadState } from './use-cases/linking.ts';
+
+export interface LinkingAppDeps {
+  config: LinkingConfig;
+  db: Connection;
+  bus: Bus;
+  logger: Logger;
+}
+
+/**
+ * Builds the linking service: loads the match index and the links from its database into memory,
+ * makes sure both streams exist, starts the link relay and the durable consumer of `records.*`
+ * (which keeps the index current and auto-links new records), and mounts the routes.
+ */
+export async function createApp({ config, db, bus, logger }: LinkingAppDeps) {
+  const store = new LinkingStore(db);
+  await store.init();
+  const relay = new LinkRelay({ store, bus, logger, retryMs: config.RELAY_RETRY_MS });
+  const deps: LinkingDeps = {
+    store,
+    index: new MatchIndex(),
+    links: new LinkRegistry(),
+    relay,
+    logger,
+    autoLink: config.AUTO_LINK,
+    threshold: config.LINK_THRESHOLD,
+    matchLimit: config.MATCH_LIMIT,
+    recordWaitMs: config.RECORD_WAIT_MS,
+    linksSubjectPrefix: config.LINKS_SUBJECT_PREFIX,
+  };
+  const started = Date.now();
+  await loadState(deps);
+  logger.info({ records: deps.index.size, links: deps.links.size, ms: Date.now() - started }, 'match index loaded');
+
+  await ensureStream(bus.jsm, { name: config.RECORDS_STREAM, subjects: [`${config.RECORDS_SUBJECT_PREFIX}.>`] });
+  await ensureStream(bus.jsm, { name: config.LINKS_STREAM, subjects: [`${config.LINKS_SUBJECT_PREFIX}.>`] });
+  relay.start();
+  const consumer: RunningConsumer = await startConsumer({
+    bus,
+    stream: config.RECORDS_STREAM,
+    durable: config.RECORDS_CONSUMER,
+    filterSubject: `${config.RECORDS_SUBJECT_PREFIX}.>`,
+    decode: (data) => RecordEventSchema.parse(data),
+    handle: (event) => applyRecordEvent(deps, event),
+    logger,
+  });
+
+  const app = createServiceApp({
+    name: 'linking',
+    logger,
+    identitySecret: config.IDENTITY_SECRET,
+    readiness: { mongo: mongoReadiness(db) },
+  });
+  const api = apiRoutes(deps);
+  app.use(api.routes()).use(api.allowedMethods());
+
+  return {
+    app,
+    deps,
+    async stop() {
+      await consumer.stop();
+      await relay.stop();
+    },
+  };
+}

@@ -1,0 +1,47 @@
+import { LINKS_STREAM, RECORDS_STREAM } from '@nrad/contracts';
+import { baseServiceEnv, env, loadConfig } from '@nrad/service-kit';
+import { z } from 'zod';
+import { DEFAULT_THRESHOLD } from './matching/index.ts';
+
+const streamName = (fallback: string) =>
+  z
+    .string()
+    .regex(/^[A-Za-z0-9_-]+$/)
+    .default(fallback);
+const subjectPrefix = (fallback: string) =>
+  z
+    .string()
+    .regex(/^[A-Za-z0-9_-]+(\.[A-Za-z0-9_-]+)*$/)
+    .default(fallback);
+
+export const LinkingConfigSchema = z.object({
+  ...baseServiceEnv,
+  PORT: env.port(8083),
+  MONGO_DB: z.string().min(1).default('nrad_linking'),
+  NATS_URL: z.string({ error: 'is required' }).min(1, 'is required'),
+  /** Where record events come from (the records service's stream and subjects). */
+  RECORDS_STREAM: streamName(RECORDS_STREAM),
+  RECORDS_SUBJECT_PREFIX: subjectPrefix('records'),
+  /** Where `links.created` goes. */
+  LINKS_STREAM: streamName(LINKS_STREAM),
+  LINKS_SUBJECT_PREFIX: subjectPrefix('links'),
+  /** The durable consumer of record events (one per deployment). */
+  RECORDS_CONSUMER: streamName('linking'),
+  /** Whether new records are linked automatically (off: only the NAMLC check and manual links). */
+  AUTO_LINK: env.bool(true),
+  /** Lowest confidence (0–100) for an automatic link and for a NAMLC check result. */
+  LINK_THRESHOLD: z.coerce.number().min(0).max(100).default(DEFAULT_THRESHOLD),
+  /** Most results of one NAMLC check. */
+  MATCH_LIMIT: z.coerce.number().int().min(1).max(500).default(50),
+  /**
+   * How long a request naming a record created moments ago waits for its `records.created` to
+   * reach the index (the record was just saved; its event is on its way). Milliseconds.
+   */
+  RECORD_WAIT_MS: z.coerce.number().int().min(0).max(30_000).default(5000),
+  /** How often links whose event could not be published are retried (milliseconds). */
+  RELAY_RETRY_MS: z.coerce.number().int().min(50).default(1000),
+});
+export type LinkingConfig = z.output<typeof LinkingConfigSchema>;
+
+export const loadLinkingConfig = (source: Record<string, string | undefined> = process.env) =>
+  loadConfig(LinkingConfigSchema, source);

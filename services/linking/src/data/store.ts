@@ -1,0 +1,202 @@
+import type { CaseRecord, Link, LinkEvent } from '@nrad/contracts';
+import { isDuplicateKeyError } from '@nrad/service-kit';
+import { type Connection, type Model, type mongo, Schema, Types } from 'mongoose';
+import type { IndexEntry } from '../domain/match-index.ts';
+
+/**
+ * One record in the match index (collection `match_index`, `_id` = the record's id): the latest
+ * snapshot from `records.*` (the full record, which `GET /api/records/{id}/links` returns), the
+ * normalized match fields and the blocking keys. The snapshot's `version` makes applying an event
+ * idempotent: an event no newer than what is stored changes nothing.
+ */
+export interface IndexDoc {
+  _id: Types.ObjectId;
+  organization: string;
+  version: number;
+  deleted: boolean;
+  record: CaseRecord;
+  /** Folded name words, their Double Metaphone codes, initials (the scorer's PreparedName). */
+  nameTokens: string[];
+  nameCodes: string[];
+  initials: string[];
+  suspectDob: string | null;
+  incidentDate: string | null;
+  caseAmount: number | null;
+  keys: string[];
+  updatedAt: Date;
+}
+
+const indexSchema = new Schema<IndexDoc>(
+  {
+    _id: { type: Schema.Types.ObjectId, required: true },
+    organization: { type: String, required: true },
+    version: { type: Number, required: true },
+    deleted: { type: Boolean, required: true },
+    record: { type: Schema.Types.Mixed, required: true },
+    nameTokens: [String],
+    nameCodes: [String],
+    initials: [String],
+    suspectDob: String,
+    incidentDate: String,
+    caseAmount: Number,
+    keys: [String],
+    updatedAt: { type: Date, required: true },
+  },
+  { collection: 'match_index', versionKey: false, minimize: false },
+);
+// Candidate look-ups by key on MongoDB (the service itself looks them up in memory).
+indexSchema.index({ keys: 1, organization: 1 });
+
+/** A stored link; `published` turns true once `links.created` is in the stream. */
+export interface LinkDoc {
+  _id: Types.ObjectId;
+  /** The two record ids in ascending order joined by ':' — one link per pair (unique). */
+  pairKey: string;
+  sourceRecordId: string;
+  linkedRecordId: string;
+  sourceOrganization: string;
+  linkedOrganization: string;
+  linkType: 'auto' | 'manual';
+  confidence: number;
+  matchCriteria: Link['matchCriteria'];
+  explanation: Link['explanation'];
+  createdAt: Date;
+  createdById: string | null;
+  /** The `links.created` event as JSON, exactly as it is published. */
+  event: string;
+  published: boolean;
+}
+
+const linkSchema = new Schema<LinkDoc>(
+  {
+    _id: { type: Schema.Types.ObjectId, required: true },
+    pairKey: { type: String, required: true },
+    sourceRecordId: { type: String, required: true },
+    linkedRecordId: { type: String, required: true },
+    sourceOrganization: { type: String, required: true },
+    linkedOrganization: { type: String, required: true },
+    linkType: { type: String, required: true },
+    confidence: { type: Number, required: true },
+    matchCriteria: { type: Schema.Types.Mixed, required: true },
+    explanation: { type: Schema.Types.Mixed, required: true },
+    createdAt: { type: Date, required: true },
+    createdById: { type: String, default: null },
+    event: { type: String, required: true },
+    published: { type: Boolean, required: true },
+  },
+  { collection: 'links', versionKey: false, minimize: false },
+);
+linkSchema.index({ pairKey: 1 }, { unique: true });
+
+export function linkFromDoc(doc: LinkDoc): Link {
+  return {
+    id: doc._id.toHexString(),
+    sourceRecordId: doc.sourceRecordId,
+    linkedRecordId: doc.linkedRecordId,
+    sourceOrganization: doc.sourceOrganization as Link['sourceOrganization'],
+    linkedOrganization: doc.linkedOrganization as Link['linkedOrganization'],
+    linkType: doc.linkType,
+    confidence: doc.confidence,
+    matchCriteria: doc.matchCriteria,
+    explanation: doc.explanation,
+    createdAt: doc.createdAt.toISOString(),
+    createdById: doc.createdById,
+  };
+}
+
+export function indexDoc(entry: IndexEntry): IndexDoc {
+  const { prepared } = entry;
+  return {
+    _id: new Types.ObjectId(entry.id),
+    organization: entry.organization,
+    version: entry.version,
+    deleted: entry.deleted,
+    record: entry.record,
+    nameTokens: [...prepared.name.tokens],
+    nameCodes: prepared.name.codes.map(([p, s]) => (s && s !== p ? `${p}|${s}` : p)),
+    initials: [...prepared.name.initials],
+    suspectDob: entry.record.suspectDob || null,
+    incidentDate: entry.record.incidentDate || null,
+    caseAmount: prepared.caseAmount ?? null,
+    keys: [...entry.keys],
+    updatedAt: new Date(),
+  };
+}
+
+export class LinkTakenError extends Error {
+  override name = 'LinkTakenError';
+}
+
+/** The linking service's database: the match index and the links. Only this module touches it. */
+export class LinkingStore {
+  readonly index: Model<IndexDoc>;
+  readonly links: Model<LinkDoc>;
+
+  constructor(conn: Connection) {
+    this.index = conn.model<IndexDoc>('MatchIndexEntry', indexSchema);
+    this.links = conn.model<LinkDoc>('Link', linkSchema);
+  }
+
+  async init(): Promise<void> {
+    await Promise.all([this.index.init(), this.links.init()]);
+  }
+
+  private get rawIndex(): mongo.Collection<IndexDoc> {
+    return this.index.collection as unknown as mongo.Collection<IndexDoc>;
+  }
+
+  private get rawLinks(): mongo.Collection<LinkDoc> {
+    return this.links.collection as unknown as mongo.Collection<LinkDoc>;
+  }
+
+  /** Every index entry's snapshot, for loading the index at start. */
+  async *allRecords(): AsyncGenerator<CaseRecord> {
+    for await (const doc of this.rawIndex.find({}, { projection: { record: 1 } }).batchSize(2000)) {
+      yield doc.record;
+    }
+  }
+
+  /** Every link, for loading at start. */
+  async *allLinks(): AsyncGenerator<LinkDoc> {
+    for await (const doc of this.rawLinks.find({}).batchSize(2000)) yield doc;
+  }
+
+  /**
+   * Writes an entry: inserted when `isNew` (a record first seen), else replaced whole. On FerretDB's
+   * SQLite backend any write filtered by `_id` reads the whole collection (ADR 0006), while an
+   * insert is checked by the unique `_id` index alone, so the hot path — a new record — inserts.
+   */
+  async saveEntry(entry: IndexEntry, isNew: boolean): Promise<void> {
+    const doc = indexDoc(entry);
+    if (isNew) {
+      try {
+        await this.rawIndex.insertOne(doc);
+        return;
+      } catch (err) {
+        if (!isDuplicateKeyError(err)) throw err;
+      }
+    }
+    await this.rawIndex.replaceOne({ _id: doc._id }, doc, { upsert: true });
+  }
+
+  /** Inserts many new entries at once (seeding a benchmark; a rebuild). */
+  async insertEntries(entries: readonly IndexEntry[]): Promise<void> {
+    if (entries.length > 0) await this.rawIndex.insertMany(entries.map(indexDoc), { ordered: false });
+  }
+
+  /** Inserts a link with its pending event; a second link for the same pair is refused. */
+  async insertLink(doc: LinkDoc): Promise<void> {
+    try {
+      await this.rawLinks.insertOne(doc);
+    } catch (err) {
+      if (isDuplicateKeyError(err)) throw new LinkTakenError();
+      throw err;
+    }
+  }
+
+  async markPublished(id: Types.ObjectId): Promise<void> {
+    await this.rawLinks.updateOne({ _id: id }, { $set: { published: true } });
+  }
+}
+
+export type { LinkEvent };

@@ -1,0 +1,125 @@
+import type { CaseRecord, Organization } from '@nrad/contracts';
+import { Types } from 'mongoose';
+import { describe, expect, it } from 'vitest';
+import { blockingKeys, prepareRecord } from '../matching/index.ts';
+import { entryFor, MatchIndex } from './match-index.ts';
+
+const GIVEN = ['Anna', 'Brian', 'Chloe', 'David', 'Elena', 'Farid', 'Grace', 'Hugo', 'Ines', 'Jamal', 'Kofi', 'Lena'];
+const SURNAMES = ['Outerbridge', 'Trott', 'Smith', 'Simmons', 'Darrell', 'Wilson', 'Pereira', 'Tucker', 'Burrows'];
+const ORGS: Organization[] = ['BPS', 'FIA', 'CUS'];
+
+function record(over: Partial<CaseRecord> = {}): CaseRecord {
+  return {
+    id: new Types.ObjectId().toHexString(),
+    incidentNumber: `I-${Math.random()}`,
+    suspectName: 'Test Person',
+    suspectDob: '1980-01-01',
+    incidentDate: '2024-01-01',
+    caseAmount: '100.00',
+    seizedAmount: '0.00',
+    confiscatedAmount: '0.00',
+    sourceOfRecord: 'Police Investigation',
+    namlcOrganization: null,
+    internationalNexus: false,
+    cyberAssisted: false,
+    country: 'Bermuda',
+    crimeType: null,
+    crimeSubtype: null,
+    additionalInfo: null,
+    organization: 'BPS',
+    createdById: new Types.ObjectId().toHexString(),
+    createdAt: new Date().toISOString(),
+    updatedAt: new Date().toISOString(),
+    deleted: false,
+    deletedAt: null,
+    deletedById: null,
+    version: 1,
+    linked: false,
+    linkedOrganizations: [],
+    ...over,
+  };
+}
+
+/** A reproducible index of n people (a small linear congruential generator). */
+function population(n: number) {
+  let x = 42;
+  const next = (m: number) => {
+    x = (x * 1103515245 + 12345) % 2 ** 31;
+    return x % m;
+  };
+  const index = new MatchIndex();
+  for (let i = 0; i < n; i++) {
+    const dob = `19${50 + next(50)}-${String(1 + next(12)).padStart(2, '0')}-${String(1 + next(28)).padStart(2, '0')}`;
+    index.put(
+      entryFor(
+        record({
+          suspectName: `${GIVEN[next(GIVEN.length)]} ${SURNAMES[next(SURNAMES.length)]}`,
+          suspectDob: dob,
+          organization: ORGS[next(3)] as Organization,
+        }),
+      ),
+    );
+  }
+  return index;
+}
+
+describe('MatchIndex', () => {
+  it('finds a suspect among thousands by looking only at records sharing a blocking key', () => {
+    const index = population(6000);
+    const target = record({ suspectName: 'Zebedee Quarterman', suspectDob: '1971-07-19', organization: 'FIA' });
+    index.put(entryFor(target));
+    const query = prepareRecord({ id: 'q', suspectName: 'Quarterman, Zebedie', suspectDob: '1971-07-19' });
+    const stats = { examined: 0 };
+    const found = index.find(query, blockingKeys(query), { threshold: 40, stats });
+    expect(found.map((f) => f.entry.id)).toEqual([target.id]);
+    expect(stats.examined).toBeLessThan(60);
+    expect(index.size).toBe(6001);
+  });
+
+  it('leaves deleted records out of candidates and word counts, and takes restored ones back', () => {
+    const index = population(300);
+    const target = record({ suspectName: 'Odalys Venkataraman', suspectDob: '1966-02-03', organization: 'CUS' });
+    const query = prepareRecord({ id: 'q', suspectName: 'Odalys Venkataraman', suspectDob: '1966-02-03' });
+    const keys = blockingKeys(query);
+    index.put(entryFor(target));
+    const active = index.activeCount('CUS');
+    expect(index.find(query, keys, { threshold: 40 })).toHaveLength(1);
+
+    index.put(entryFor({ ...target, deleted: true, version: 2 }));
+    expect(index.find(query, keys, { threshold: 40 })).toEqual([]);
+    expect(index.activeCount('CUS')).toBe(active - 1);
+    expect(index.get(target.id)?.deleted).toBe(true);
+
+    index.put(entryFor({ ...target, deleted: false, version: 3 }));
+    expect(index.find(query, keys, { threshold: 40 }).map((f) => f.entry.id)).toEqual([target.id]);
+    expect(index.activeCount('CUS')).toBe(active);
+  });
+
+  it('keeps organization filters: only one organization, or never one', () => {
+    const index = new MatchIndex();
+    const people = ORGS.map((organization) =>
+      record({ suspectName: 'Priya Raghunathan', suspectDob: '1990-10-10', organization }),
+    );
+    for (const p of people) index.put(entryFor(p));
+    const query = prepareRecord({ id: 'q', suspectName: 'Priya Raghunathan', suspectDob: '1990-10-10' });
+    const keys = blockingKeys(query);
+    expect(index.find(query, keys, { threshold: 40, organization: 'FIA' }).map((f) => f.entry.organization)).toEqual([
+      'FIA',
+    ]);
+    expect(
+      index
+        .find(query, keys, { threshold: 40, excludeOrganization: 'FIA' })
+        .map((f) => f.entry.organization)
+        .sort(),
+    ).toEqual(['BPS', 'CUS']);
+  });
+
+  it('wakes a waiter when the record arrives, and gives up after the wait', async () => {
+    const index = new MatchIndex();
+    const r = record();
+    const waiting = index.waitFor(r.id, 5000);
+    index.put(entryFor(r));
+    expect((await waiting)?.id).toBe(r.id);
+    expect(await index.waitFor(new Types.ObjectId().toHexString(), 20)).toBeUndefined();
+  });
+});

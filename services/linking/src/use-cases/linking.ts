@@ -1,0 +1,291 @@
+import {
+  type Actor,
+  type CaseRecord,
+  CheckMatchesSchema,
+  CreateLinkSchema,
+  type Link,
+  type LinkEvent,
+  type LinkedRecordSummary,
+  linkSubject,
+  type MatchCandidate,
+  NAMLC_AGENCY,
+  ObjectIdSchema,
+  type Organization,
+  type RecordEvent,
+  type RecordLinkView,
+  type UserIdentity,
+} from '@nrad/contracts';
+import { conflict, type Logger, notFound, parse, validationError } from '@nrad/service-kit';
+import { Types } from 'mongoose';
+import { type LinkDoc, type LinkingStore, LinkTakenError, linkFromDoc } from '../data/store.ts';
+import type { LinkRegistry } from '../domain/link-registry.ts';
+import { pairKeyOf } from '../domain/link-registry.ts';
+import { entryFor, type IndexEntry, type MatchIndex, type ScoredCandidate } from '../domain/match-index.ts';
+import type { LinkRelay } from '../events/link-relay.ts';
+import { blockingKeys, type MatchResult, prepareRecord, priorBitsFor, scorePrepared } from '../matching/index.ts';
+
+export const RECORD_NOT_FOUND = 'Record not found';
+export const LINKED_RECORD_NOT_FOUND = 'Linked record not found';
+export const ALREADY_LINKED = 'Records are already linked';
+export const SELF_LINK = 'A record cannot be linked to itself';
+export const SAME_ORGANIZATION = 'Records of the same organization cannot be linked';
+
+export interface LinkingDeps {
+  store: LinkingStore;
+  index: MatchIndex;
+  links: LinkRegistry;
+  relay: LinkRelay;
+  logger: Logger;
+  autoLink: boolean;
+  threshold: number;
+  matchLimit: number;
+  recordWaitMs: number;
+  linksSubjectPrefix: string;
+}
+
+/**
+ * Applies one `records.*` event to the index (idempotent: an event no newer than the stored
+ * version changes nothing), then, for `records.created`, links the record to matching records of
+ * the other organizations. Redelivered, the created event links nothing twice (one link per pair).
+ */
+export async function applyRecordEvent(deps: LinkingDeps, event: RecordEvent): Promise<void> {
+  const current = deps.index.get(event.record.id);
+  if (!current || event.record.version > current.version) {
+    const entry = entryFor(event.record);
+    await deps.store.saveEntry(entry, current === undefined);
+    deps.index.put(entry);
+  }
+  if (event.type === 'created' && deps.autoLink) {
+    const entry = deps.index.get(event.record.id);
+    if (entry && !entry.deleted) await autoLink(deps, entry);
+  }
+}
+
+/** Links `entry` to every active record of another organization at or above the threshold. */
+export async function autoLink(deps: LinkingDeps, entry: IndexEntry): Promise<Link[]> {
+  const found = deps.index.find(entry.prepared, entry.keys, {
+    excludeOrganization: entry.organization,
+    excludeId: entry.id,
+    threshold: deps.threshold,
+  });
+  const made: Link[] = [];
+  for (const candidate of found) {
+    if (deps.links.hasPair(entry.id, candidate.entry.id)) continue;
+    const link = await storeLink(deps, entry, candidate.entry, candidate.result, 'auto', null);
+    if (link) made.push(link);
+  }
+  if (made.length > 0) {
+    deps.logger.info({ record: entry.id, links: made.length }, 'records linked automatically');
+  }
+  return made;
+}
+
+/** Stores a link with its pending event and queues the event; null when the pair was taken meanwhile. */
+async function storeLink(
+  deps: LinkingDeps,
+  source: IndexEntry,
+  linked: IndexEntry,
+  result: MatchResult,
+  linkType: Link['linkType'],
+  actor: Actor | null,
+): Promise<Link | null> {
+  const id = new Types.ObjectId();
+  const createdAt = new Date();
+  const link: Link = {
+    id: id.toHexString(),
+    sourceRecordId: source.id,
+    linkedRecordId: linked.id,
+    sourceOrganization: source.organization as Link['sourceOrganization'],
+    linkedOrganization: linked.organization as Link['linkedOrganization'],
+    linkType,
+    confidence: result.confidence,
+    matchCriteria: { ...result.matchCriteria },
+    explanation: result.explanation.map((e) => ({ ...e })),
+    createdAt: createdAt.toISOString(),
+    createdById: actor?.userId ?? null,
+  };
+  const subject = linkSubject(deps.linksSubjectPrefix);
+  const event: LinkEvent = { id: link.id, type: 'created', time: link.createdAt, actor, link };
+  const doc: LinkDoc = {
+    _id: id,
+    pairKey: pairKeyOf(source.id, linked.id),
+    sourceRecordId: link.sourceRecordId,
+    linkedRecordId: link.linkedRecordId,
+    sourceOrganization: link.sourceOrganization,
+    linkedOrganization: link.linkedOrganization,
+    linkType,
+    confidence: link.confidence,
+    matchCriteria: link.matchCriteria,
+    explanation: link.explanation,
+    createdAt,
+    createdById: link.createdById,
+    event: JSON.stringify(event),
+    published: false,
+  };
+  try {
+    await deps.store.insertLink(doc);
+  } catch (err) {
+    if (err instanceof LinkTakenError) return null;
+    throw err;
+  }
+  deps.links.add(linkFromDoc(doc));
+  deps.relay.enqueue({ id: link.id, subject, event: doc.event });
+  return link;
+}
+
+const inScope = (user: UserIdentity, entry: IndexEntry) =>
+  user.organization === 'ADMIN' || entry.organization === user.organization;
+
+function parseRecordId(id: string, field = 'id'): string {
+  if (!ObjectIdSchema.safeParse(id).success) throw validationError(`${field}: must be a valid record id`);
+  return id.toLowerCase();
+}
+
+/**
+ * The index entry of a record, waiting briefly when the id was made moments ago: the record was
+ * just saved and its `records.created` is on its way (the Add Record screen links right after
+ * saving). Older ids are answered at once.
+ */
+async function lookUp(deps: LinkingDeps, id: string): Promise<IndexEntry | undefined> {
+  const now = deps.index.get(id);
+  if (now) return now;
+  const age = Date.now() - new Types.ObjectId(id).getTimestamp().getTime();
+  const recent = age >= -60_000 && age < 60_000;
+  return recent ? deps.index.waitFor(id, deps.recordWaitMs) : undefined;
+}
+
+/** A record of the user's scope that is not deleted, or 404 as if it did not exist. */
+async function ownRecord(deps: LinkingDeps, user: UserIdentity, id: string): Promise<IndexEntry> {
+  const entry = await lookUp(deps, id);
+  if (!entry || entry.deleted || !inScope(user, entry)) throw notFound(RECORD_NOT_FOUND);
+  return entry;
+}
+
+function scoreAgainst(deps: LinkingDeps, a: IndexEntry, b: IndexEntry): MatchResult {
+  return scorePrepared(a.prepared, b.prepared, {
+    frequencies: deps.index.frequencies(),
+    priorBits: priorBitsFor(deps.index.activeCount(b.organization)),
+  });
+}
+
+function candidateView({ entry, result }: ScoredCandidate): MatchCandidate {
+  const r = entry.record;
+  return {
+    id: r.id,
+    incidentNumber: r.incidentNumber,
+    suspectName: r.suspectName,
+    suspectDob: r.suspectDob,
+    incidentDate: r.incidentDate,
+    caseAmount: r.caseAmount,
+    organization: r.organization,
+    confidence: result.confidence,
+    matchCriteria: { ...result.matchCriteria },
+    explanation: result.explanation.map((e) => ({ ...e })),
+  };
+}
+
+/** `POST /api/records/check-namlc-matches`: active records of the named organization that match. */
+export function checkMatches(deps: LinkingDeps, body: unknown): { matches: MatchCandidate[] } {
+  const input = parse(CheckMatchesSchema, body);
+  const organization = NAMLC_AGENCY[input.namlcOrganization];
+  const query = prepareRecord({
+    id: '',
+    suspectName: input.suspectName,
+    suspectDob: input.suspectDob,
+    incidentDate: input.incidentDate,
+    caseAmount: input.caseAmount,
+  });
+  const found = deps.index.find(query, blockingKeys(query), {
+    organization,
+    threshold: deps.threshold,
+    limit: deps.matchLimit,
+  });
+  return { matches: found.map(candidateView) };
+}
+
+/**
+ * `POST /api/records/link`: the caller's record (source) with an active record of another
+ * organization. The confidence, criteria and explanation are the scorer's; the client's
+ * `matchCriteria` is checked for shape only.
+ */
+export async function createLink(deps: LinkingDeps, user: UserIdentity, body: unknown): Promise<RecordLinkView> {
+  const input = parse(CreateLinkSchema, body);
+  const sourceId = input.sourceRecordId.toLowerCase();
+  const linkedId = input.linkedRecordId.toLowerCase();
+  if (sourceId === linkedId) throw validationError(SELF_LINK);
+  const source = await ownRecord(deps, user, sourceId);
+  const linked = await lookUp(deps, linkedId);
+  if (!linked || linked.deleted) throw notFound(LINKED_RECORD_NOT_FOUND);
+  if (linked.organization === source.organization) throw validationError(SAME_ORGANIZATION);
+  if (deps.links.hasPair(source.id, linked.id)) throw conflict(ALREADY_LINKED);
+  const actor: Actor = { userId: user.userId, name: user.name, organization: user.organization };
+  const link = await storeLink(deps, source, linked, scoreAgainst(deps, source, linked), 'manual', actor);
+  if (!link) throw conflict(ALREADY_LINKED);
+  return { ...link, linkedRecord: withLinkFlags(deps, linked.record) };
+}
+
+/**
+ * A record's snapshot with its Linked flag and linked organizations as of now: the snapshot came
+ * with the record's last event, and a link is not a record change (no event of its own).
+ */
+function withLinkFlags(deps: LinkingDeps, record: CaseRecord): CaseRecord {
+  const organizations = new Set<Organization>();
+  for (const l of deps.links.forRecord(record.id)) {
+    organizations.add(l.sourceRecordId === record.id ? l.linkedOrganization : l.sourceOrganization);
+  }
+  const linkedOrganizations = [...organizations].sort();
+  return { ...record, linked: linkedOrganizations.length > 0, linkedOrganizations };
+}
+
+/** A link as seen from one of its records: that record is the source, the other the linked one. */
+function seenFrom(link: Link, recordId: string): Link {
+  if (link.sourceRecordId === recordId) return link;
+  return {
+    ...link,
+    sourceRecordId: link.linkedRecordId,
+    linkedRecordId: link.sourceRecordId,
+    sourceOrganization: link.linkedOrganization,
+    linkedOrganization: link.sourceOrganization,
+  };
+}
+
+/** The links of a record with the other record of each; links to records deleted since are left out. */
+function activeLinks(deps: LinkingDeps, entry: IndexEntry): Array<{ link: Link; other: CaseRecord }> {
+  return deps.links.forRecord(entry.id).flatMap((l) => {
+    const link = seenFrom(l, entry.id);
+    const other = deps.index.get(link.linkedRecordId);
+    return other && !other.deleted ? [{ link, other: other.record }] : [];
+  });
+}
+
+/** `GET /api/records/{id}/links`. */
+export async function listLinks(deps: LinkingDeps, user: UserIdentity, id: string): Promise<RecordLinkView[]> {
+  const entry = await ownRecord(deps, user, parseRecordId(id));
+  return activeLinks(deps, entry).map(({ link, other }) => ({ ...link, linkedRecord: withLinkFlags(deps, other) }));
+}
+
+/** `GET /api/records/{id}/linked`. */
+export async function listLinked(deps: LinkingDeps, user: UserIdentity, id: string): Promise<LinkedRecordSummary[]> {
+  const entry = await ownRecord(deps, user, parseRecordId(id));
+  return activeLinks(deps, entry).map(({ other }) => ({
+    organization: other.organization,
+    id: other.id,
+    incidentNumber: other.incidentNumber,
+    suspectName: other.suspectName,
+  }));
+}
+
+/** Loads the index and the links from the database; queues the events of unpublished links. */
+export async function loadState(deps: LinkingDeps): Promise<void> {
+  for await (const record of deps.store.allRecords()) deps.index.put(entryFor(record));
+  for await (const doc of deps.store.allLinks()) {
+    deps.links.add(linkFromDoc(doc));
+    if (!doc.published) {
+      deps.relay.enqueue({
+        id: doc._id.toHexString(),
+        subject: linkSubject(deps.linksSubjectPrefix),
+        event: doc.event,
+      });
+    }
+  }
+}

@@ -1,0 +1,170 @@
+import {
+  type CaseRecord,
+  IDENTITY_HEADER,
+  type LinkEvent,
+  LinkEventSchema,
+  type Organization,
+  type UserIdentity,
+} from '@nrad/contracts';
+import { type TestNamespace, testNamespace, waitUntil } from '@nrad/infra/harness';
+import { createApp as createRecordsApp } from '@nrad/records-service/app';
+import { recordsTestConfig } from '@nrad/records-service/test-support';
+import { type Bus, connectBus, connectMongo, createLogger, signIdentity } from '@nrad/service-kit';
+import { type Connection, Types } from 'mongoose';
+import request from 'supertest';
+import { afterAll } from 'vitest';
+import { createApp } from '../src/app.ts';
+import type { LinkingConfig } from '../src/config.ts';
+import { linkingTestConfig } from '../src/test-support.ts';
+
+export const SECRET = 'l'.repeat(40);
+export const logger = createLogger({ name: 'linking-test', level: (process.env.TEST_LOG as 'silent') ?? 'silent' });
+
+/** A signed-in user of an organization (as the gateway would vouch for them). */
+export function userOf(organization: Organization, name = `${organization} user`): UserIdentity {
+  return { kind: 'user', userId: new Types.ObjectId().toHexString(), name, organization, role: 'Analyst' };
+}
+
+let counter = 0;
+/** A valid record body; every call a new incident number. */
+export function recordBody(overrides: Record<string, unknown> = {}) {
+  counter += 1;
+  return {
+    incidentNumber: `LNK-${Date.now().toString(36)}-${counter}`,
+    suspectName: 'John Smith',
+    suspectDob: '1980-05-17',
+    incidentDate: '2024-03-02',
+    caseAmount: '1500.00',
+    seizedAmount: '0',
+    confiscatedAmount: '0',
+    sourceOfRecord: 'Police Investigation',
+    internationalNexus: false,
+    cyberAssisted: false,
+    ...overrides,
+  };
+}
+
+type Api = {
+  get(path: string): request.Test;
+  post(path: string): request.Test;
+  put(path: string): request.Test;
+  delete(path: string): request.Test;
+};
+
+type Built = Awaited<ReturnType<typeof createApp>>;
+
+export interface LinkingHarness {
+  t: TestNamespace;
+  config: LinkingConfig;
+  bus: Bus;
+  db: Connection;
+  built: Built;
+  /** Requests as a user: the linking paths go to the linking service, the rest to records. */
+  as(user: UserIdentity): Promise<Api>;
+  /** Creates a record as `user` and waits until the linking service has indexed it. */
+  create(user: UserIdentity, overrides?: Record<string, unknown>): Promise<CaseRecord>;
+  /** Waits until the index holds the record at (at least) this version. */
+  indexed(id: string, version?: number): Promise<void>;
+  /** Stops the linking service and starts a new instance on the same database and streams. */
+  restart(): Promise<void>;
+  /** Every `links.created` in the LINKS stream, once no link waits to be published. */
+  linkEvents(): Promise<Array<LinkEvent & { msgId: string }>>;
+  /** Every `links.created` in the LINKS stream now, without waiting. */
+  linkEventsNow(): Promise<Array<LinkEvent & { msgId: string }>>;
+  stop(): Promise<void>;
+}
+
+const LINKING_PATH = /^\/api\/records\/((check-namlc-matches|link)|[^/]+\/(links|linked))$/;
+
+export async function startLinking(options: { threshold?: number; autoLink?: boolean } = {}): Promise<LinkingHarness> {
+  const t = testNamespace();
+  const recordsConfig = recordsTestConfig({
+    identitySecret: SECRET,
+    mongoUrl: t.mongoUrl,
+    natsUrl: t.natsUrl,
+    dbName: t.db('records'),
+    stream: t.stream('RECORDS'),
+    subjectPrefix: t.subject('records'),
+    linksStream: t.stream('LINKS'),
+    linksSubjectPrefix: t.subject('links'),
+  });
+  const config = linkingTestConfig({
+    identitySecret: SECRET,
+    mongoUrl: t.mongoUrl,
+    natsUrl: t.natsUrl,
+    dbName: t.db('linking'),
+    recordsStream: t.stream('RECORDS'),
+    recordsSubjectPrefix: t.subject('records'),
+    linksStream: t.stream('LINKS'),
+    linksSubjectPrefix: t.subject('links'),
+    ...(options.threshold === undefined ? {} : { threshold: options.threshold }),
+    ...(options.autoLink === undefined ? {} : { autoLink: options.autoLink }),
+  });
+  const recordsDb = await connectMongo({ url: recordsConfig.MONGO_URL, dbName: recordsConfig.MONGO_DB });
+  const db = await connectMongo({ url: config.MONGO_URL, dbName: config.MONGO_DB });
+  const bus = await connectBus({ url: t.natsUrl, name: 'linking-test' });
+  const records = await createRecordsApp({ config: recordsConfig, db: recordsDb, bus, logger });
+  const recordsServer = records.app.callback();
+  const h = { t, config, bus, db, built: await createApp({ config, db, bus, logger }) } as LinkingHarness;
+  let linkingServer = h.built.app.callback();
+
+  h.as = async (user) => {
+    const headers = { [IDENTITY_HEADER]: await signIdentity(user, SECRET) };
+    const to = (p: string) => request(LINKING_PATH.test(p.split('?')[0] ?? '') ? linkingServer : recordsServer);
+    return {
+      get: (p) => to(p).get(p).set(headers),
+      post: (p) => to(p).post(p).set(headers),
+      put: (p) => to(p).put(p).set(headers),
+      delete: (p) => to(p).delete(p).set(headers),
+    };
+  };
+  h.indexed = (id, version = 1) =>
+    waitUntil(
+      `record ${id} v${version} indexed`,
+      async () => (h.built.deps.index.get(id)?.version ?? 0) >= version,
+      10_000,
+    );
+  h.create = async (user, overrides = {}) => {
+    const api = await h.as(user);
+    const record = (await api.post('/api/records').send(recordBody(overrides)).expect(201)).body as CaseRecord;
+    await h.indexed(record.id);
+    return record;
+  };
+  h.restart = async () => {
+    await h.built.stop();
+    h.built = await createApp({ config, db, bus, logger });
+    linkingServer = h.built.app.callback();
+  };
+  h.linkEvents = async () => {
+    await waitUntil('links published', async () => h.built.deps.relay.size === 0, 10_000);
+    return readLinks(bus, config.LINKS_STREAM);
+  };
+  h.linkEventsNow = () => readLinks(bus, config.LINKS_STREAM);
+  let stopped: Promise<void> | undefined;
+  h.stop = () => {
+    stopped ??= (async () => {
+      await h.built.stop();
+      await records.stop();
+      await bus.nc.close();
+      await Promise.all([db.close(), recordsDb.close()]);
+    })();
+    return stopped;
+  };
+  afterAll(() => h.stop());
+  return h;
+}
+
+/** Every message of the LINKS stream, decoded, with its `Nats-Msg-Id`. */
+export async function readLinks(bus: Bus, stream: string): Promise<Array<LinkEvent & { msgId: string }>> {
+  const info = await bus.jsm.streams.info(stream);
+  const total = info.state.messages;
+  const out: Array<LinkEvent & { msgId: string }> = [];
+  if (total === 0) return out;
+  const consumer = await bus.js.consumers.get(stream);
+  const messages = await consumer.fetch({ max_messages: total, expires: 5000 });
+  for await (const m of messages) {
+    out.push({ ...LinkEventSchema.parse(m.json()), msgId: m.headers?.get('Nats-Msg-Id') ?? '' });
+    if (out.length === total) break;
+  }
+  return out;
+}

@@ -1,0 +1,530 @@
+import {
+  type CaseRecord,
+  CHECK_MATCHES_MISSING_FIELDS,
+  LinkSchema,
+  type RecordLinkView,
+  RecordLinkViewSchema,
+} from '@nrad/contracts';
+import { waitUntil } from '@nrad/infra/harness';
+import { Types } from 'mongoose';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { ALREADY_LINKED } from '../src/use-cases/linking.ts';
+import { type LinkingHarness, startLinking, userOf } from './harness.ts';
+
+const bps = userOf('BPS', 'Betty Police');
+const fia = userOf('FIA', 'Frank Intelligence');
+const cus = userOf('CUS', 'Cora Customs');
+const admin = userOf('ADMIN', 'Ada Admin');
+
+/** A record without its link flags (they change with links, not with the record's events). */
+function core(record: CaseRecord) {
+  const { linked: _linked, linkedOrganizations: _orgs, ...rest } = record;
+  return rest;
+}
+
+/** Contributions add up to the confidence exactly (in hundredths). */
+function expectExplained(link: { confidence: number; explanation: Array<{ field: string; contribution: number }> }) {
+  const sum = link.explanation.reduce((s, e) => s + Math.round(e.contribution * 100), 0);
+  expect(sum).toBe(Math.round(link.confidence * 100));
+  expect(link.explanation.map((e) => e.field)).toEqual(['suspectName', 'suspectDob', 'incidentDate', 'caseAmount']);
+}
+
+async function linksOf(h: LinkingHarness, user = bps, id: string): Promise<RecordLinkView[]> {
+  const api = await h.as(user);
+  return (await api.get(`/api/records/${id}/links`).expect(200)).body;
+}
+
+/** Waits until a record has `n` links (auto-linking runs when the created event arrives). */
+async function waitForLinks(h: LinkingHarness, id: string, n: number) {
+  await waitUntil(`${n} links of ${id}`, async () => h.built.deps.links.forRecord(id).length >= n, 10_000);
+}
+
+describe('auto-linking on records.created', () => {
+  let h: LinkingHarness;
+  beforeAll(async () => {
+    h = await startLinking();
+  });
+
+  it('links the same suspect across agencies despite a typo, swapped names and a DOB slip, and explains why', async () => {
+    const police = await h.create(bps, { suspectName: 'John Smith', suspectDob: '1980-05-17' });
+    const fiu = await h.create(fia, { suspectName: 'SMITH, Jon', suspectDob: '1980-05-18' });
+    await waitForLinks(h, fiu.id, 1);
+
+    const fromFia = await linksOf(h, fia, fiu.id);
+    expect(fromFia).toHaveLength(1);
+    const link = RecordLinkViewSchema.parse(fromFia[0]);
+    expect(link).toMatchObject({ sourceRecordId: fiu.id, linkedRecordId: police.id, linkType: 'auto' });
+    expect(link.sourceOrganization).toBe('FIA');
+    expect(link.linkedOrganization).toBe('BPS');
+    expect(core(link.linkedRecord)).toEqual(core(police));
+    expect(link.linkedRecord).toMatchObject({ linked: true, linkedOrganizations: ['FIA'] });
+    expect(link.confidence).toBeGreaterThanOrEqual(h.config.LINK_THRESHOLD);
+    expect(link.confidence).toBeLessThanOrEqual(100);
+    expect(link.matchCriteria).toEqual({ suspectName: true, suspectDob: true, incidentDate: true, caseAmount: true });
+    expect(link.explanation.find((e) => e.field === 'suspectDob')?.status).toBe('partial');
+    expectExplained(link);
+
+    // The other side sees the same link, turned around, with the FIA record in full.
+    const fromBps = await linksOf(h, bps, police.id);
+    expect(fromBps).toHaveLength(1);
+    expect(fromBps[0]).toMatchObject({
+      id: link.id,
+      sourceRecordId: police.id,
+      linkedRecordId: fiu.id,
+      sourceOrganization: 'BPS',
+      linkedOrganization: 'FIA',
+      confidence: link.confidence,
+    });
+    expect(core(fromBps[0]!.linkedRecord)).toEqual(core(fiu));
+    expect(fromBps[0]?.linkedRecord).toMatchObject({ linked: true, linkedOrganizations: ['BPS'] });
+    const api = await h.as(bps);
+    expect((await api.get(`/api/records/${police.id}/linked`).expect(200)).body).toEqual([
+      { organization: 'FIA', id: fiu.id, incidentNumber: fiu.incidentNumber, suspectName: 'SMITH, Jon' },
+    ]);
+
+    // One links.created, with the link id as Nats-Msg-Id.
+    const events = (await h.linkEvents()).filter((e) => e.link.id === link.id);
+    expect(events).toHaveLength(1);
+    expect(events[0]?.msgId).toBe(link.id);
+    expect(events[0]?.actor).toBeNull();
+    expect(LinkSchema.parse(events[0]?.link)).toEqual(LinkSchema.parse(link));
+  });
+
+  it('links accented and unaccented spellings and a day/month swap; each record of a third agency too', async () => {
+    const a = await h.create(cus, { suspectName: 'José Álvarez-Núñez', suspectDob: '1975-03-08', caseAmount: '9000' });
+    const b = await h.create(bps, { suspectName: 'jose alvarez nunez', suspectDob: '1975-08-03', caseAmount: '9000' });
+    const c = await h.create(fia, { suspectName: 'Alvarez Nunez, Jose', suspectDob: '1975-03-08', caseAmount: '9100' });
+    await waitForLinks(h, c.id, 2);
+    for (const [user, record] of [
+      [cus, a],
+      [bps, b],
+      [fia, c],
+    ] as const) {
+      const links = await linksOf(h, user, record.id);
+      expect(links.map((l) => l.linkedRecord.organization).sort()).toEqual(
+        ['BPS', 'CUS', 'FIA'].filter((o) => o !== record.organization),
+      );
+      for (const l of links) expectExplained(l);
+    }
+  });
+
+  it('does not link look-alikes who are different people, placeholder names, or records of one agency', async () => {
+    const anchor = await h.create(bps, {
+      suspectName: 'Michael Brown',
+      suspectDob: '1969-02-11',
+      incidentDate: '2023-06-01',
+      caseAmount: '48000',
+    });
+    // Same common name, another person: different DOB, incident and amount.
+    const other = await h.create(fia, {
+      suspectName: 'Michael Brown',
+      suspectDob: '1991-10-30',
+      incidentDate: '2020-01-15',
+      caseAmount: '75',
+    });
+    // Placeholders only: the same DOB, date and amount but no name.
+    const unknown = await h.create(cus, {
+      suspectName: 'UNKNOWN',
+      suspectDob: '1969-02-11',
+      incidentDate: '2023-06-01',
+      caseAmount: '48000',
+    });
+    const punctuation = await h.create(fia, {
+      suspectName: '-- ?? --',
+      suspectDob: '1969-02-11',
+      incidentDate: '2023-06-01',
+      caseAmount: '48000',
+    });
+    // The same person twice in one agency is not a cross-agency link.
+    const sameAgency = await h.create(bps, {
+      suspectName: 'Michael Brown',
+      suspectDob: '1969-02-11',
+      incidentDate: '2023-06-01',
+      caseAmount: '48000',
+    });
+    for (const r of [anchor, other, unknown, punctuation, sameAgency]) {
+      const owner = { BPS: bps, FIA: fia, CUS: cus, ADMIN: admin }[r.organization];
+      expect(await linksOf(h, owner, r.id)).toEqual([]);
+    }
+  });
+
+  it('links once per pair: a redelivered or re-published created event and a restart add nothing', async () => {
+    const a = await h.create(bps, { suspectName: 'Ingrid Bergqvist', suspectDob: '1988-12-01' });
+    const b = await h.create(cus, { suspectName: 'Ingrid Bergkvist', suspectDob: '1988-12-01' });
+    await waitForLinks(h, b.id, 1);
+    const before = (await linksOf(h, bps, a.id)).map((l) => l.id);
+    expect(before).toHaveLength(1);
+
+    // The same created event again, as JetStream would redeliver it (new message id: a re-publish).
+    const event = {
+      id: crypto.randomUUID(),
+      type: 'created' as const,
+      time: new Date().toISOString(),
+      actor: { userId: cus.userId, name: cus.name, organization: 'CUS' as const },
+      record: b,
+    };
+    await h.bus.js.publish(`${h.t.subject('records')}.created`, JSON.stringify(event), { msgID: event.id });
+    await h.bus.js.publish(`${h.t.subject('records')}.created`, JSON.stringify({ ...event, record: a }), {
+      msgID: crypto.randomUUID(),
+    });
+    const { applyRecordEvent } = await import('../src/use-cases/linking.ts');
+    await applyRecordEvent(h.built.deps, event);
+    await h.restart();
+    // Whatever was in the stream is consumed again by the restarted consumer or already acked.
+    await waitUntil(
+      'consumer caught up',
+      async () => {
+        const info = await h.bus.jsm.consumers.info(h.config.RECORDS_STREAM, h.config.RECORDS_CONSUMER);
+        return info.num_pending === 0 && info.num_ack_pending === 0;
+      },
+      10_000,
+    );
+    expect((await linksOf(h, bps, a.id)).map((l) => l.id)).toEqual(before);
+    expect((await linksOf(h, cus, b.id)).map((l) => l.id)).toEqual(before);
+    expect((await h.linkEvents()).filter((e) => e.link.id === before[0])).toHaveLength(1);
+    expect(
+      await h.db.collection('links').countDocuments({ pairKey: { $in: [`${a.id}:${b.id}`, `${b.id}:${a.id}`] } }),
+    ).toBe(1);
+  });
+
+  it('keeps the index current: an edit is matched by its new values, a deleted record leaves it, a restored one returns', async () => {
+    const police = await h.create(bps, { suspectName: 'Temporary Name', suspectDob: '1990-01-20', caseAmount: '700' });
+    const api = await h.as(bps);
+    const check = async () => {
+      const res = await (await h.as(fia))
+        .post('/api/records/check-namlc-matches')
+        .send({
+          namlcOrganization: 'Bermuda Police Service',
+          suspectName: 'Oluwaseun Adeyemi',
+          suspectDob: '1990-01-20',
+          incidentDate: '2024-03-02',
+          caseAmount: '700',
+        })
+        .expect(200);
+      return (res.body.matches as Array<{ id: string }>).map((m) => m.id);
+    };
+    expect(await check()).not.toContain(police.id);
+
+    const edited = (
+      await api
+        .put(`/api/records/${police.id}`)
+        .send({
+          incidentNumber: police.incidentNumber,
+          suspectName: 'Oluwaseun Adeyemi',
+          suspectDob: '1990-01-20',
+          incidentDate: '2024-03-02',
+          caseAmount: '700',
+          sourceOfRecord: police.sourceOfRecord,
+          internationalNexus: false,
+        })
+        .expect(200)
+    ).body as CaseRecord;
+    await h.indexed(police.id, edited.version);
+    expect(await check()).toContain(police.id);
+
+    const deleted = (await api.delete(`/api/records/${police.id}`).expect(200)).body as CaseRecord;
+    await h.indexed(police.id, deleted.version);
+    expect(await check()).not.toContain(police.id);
+    const stored = await h.db.collection('match_index').findOne({ _id: new Types.ObjectId(police.id) });
+    expect(stored).toMatchObject({ deleted: true, organization: 'BPS', version: deleted.version });
+
+    const restored = (await api.post(`/api/records/${police.id}/restore`).expect(200)).body as CaseRecord;
+    await h.indexed(police.id, restored.version);
+    expect(await check()).toContain(police.id);
+    // An old event delivered late changes nothing (the stored version is newer).
+    const { applyRecordEvent } = await import('../src/use-cases/linking.ts');
+    await applyRecordEvent(h.built.deps, {
+      id: crypto.randomUUID(),
+      type: 'deleted',
+      time: new Date().toISOString(),
+      actor: { userId: bps.userId, name: bps.name, organization: 'BPS' },
+      record: deleted,
+    });
+    expect(h.built.deps.index.get(police.id)?.deleted).toBe(false);
+    expect(await check()).toContain(police.id);
+  });
+
+  it('stores the index with normalized names, dates, amount and blocking keys', async () => {
+    const r = await h.create(cus, { suspectName: 'Zoë  O’Neill', suspectDob: '1984-07-04', caseAmount: '1234.56' });
+    const doc = await h.db.collection('match_index').findOne({ _id: new Types.ObjectId(r.id) });
+    expect(doc).toMatchObject({
+      organization: 'CUS',
+      version: 1,
+      deleted: false,
+      suspectDob: '1984-07-04',
+      incidentDate: r.incidentDate,
+      caseAmount: 1234.56,
+    });
+    expect(doc?.nameTokens).toEqual(expect.arrayContaining(['zoe']));
+    const keys = (doc?.keys ?? []) as string[];
+    expect(keys.length).toBeGreaterThan(0);
+    expect(keys.length).toBeLessThanOrEqual(30);
+    expect(core(doc?.record)).toEqual(core(r));
+  });
+});
+
+describe('POST /api/records/check-namlc-matches', () => {
+  let h: LinkingHarness;
+  let target: CaseRecord;
+  const body = {
+    namlcOrganization: 'Bermuda Police Service',
+    suspectName: 'Smyth Jonathan',
+    suspectDob: '1972-09-14',
+    incidentDate: '2024-01-10',
+    caseAmount: '2500',
+  };
+  beforeAll(async () => {
+    h = await startLinking();
+    target = await h.create(bps, {
+      suspectName: 'Jonathan Smith',
+      suspectDob: '1972-09-14',
+      incidentDate: '2024-01-10',
+      caseAmount: '2500',
+    });
+    await h.create(bps, {
+      suspectName: 'Jonathan Smith',
+      suspectDob: '1955-04-02',
+      incidentDate: '2019-05-05',
+      caseAmount: '5',
+    });
+    await h.create(fia, {
+      suspectName: 'Jonathan Smith',
+      suspectDob: '1972-09-14',
+      incidentDate: '2024-01-10',
+      caseAmount: '2500',
+    });
+  });
+
+  it('answers the matching records of that organization, best first, with what the panel shows and why', async () => {
+    const api = await h.as(fia);
+    const res = await api.post('/api/records/check-namlc-matches').send(body).expect(200);
+    const matches = res.body.matches as Array<Record<string, unknown> & { confidence: number; explanation: [] }>;
+    expect(matches.length).toBeGreaterThanOrEqual(1);
+    expect(matches[0]).toMatchObject({
+      id: target.id,
+      incidentNumber: target.incidentNumber,
+      suspectName: 'Jonathan Smith',
+      suspectDob: '1972-09-14',
+      incidentDate: '2024-01-10',
+      caseAmount: '2500.00',
+      organization: 'BPS',
+    });
+    for (const m of matches) {
+      expect(m.organization).toBe('BPS');
+      expect(m.confidence).toBeGreaterThanOrEqual(h.config.LINK_THRESHOLD);
+      expectExplained(m);
+    }
+    const confidences = matches.map((m) => m.confidence);
+    expect(confidences).toEqual([...confidences].sort((a, b) => b - a));
+  });
+
+  it('answers SPEC’s message when a field is missing or blank, and names a malformed field', async () => {
+    const api = await h.as(fia);
+    for (const field of Object.keys(body)) {
+      for (const value of [undefined, '', '   ', null]) {
+        const res = await api
+          .post('/api/records/check-namlc-matches')
+          .send({ ...body, [field]: value })
+          .expect(400);
+        expect(res.body.message).toBe(CHECK_MATCHES_MISSING_FIELDS);
+      }
+    }
+    const bad: Array<[Record<string, unknown>, RegExp]> = [
+      [{ namlcOrganization: 'Interpol' }, /namlcOrganization: NAMLC organization must be one of/],
+      [{ suspectDob: '1972-02-30' }, /suspectDob: must be a real calendar date/],
+      [{ incidentDate: 'yesterday' }, /incidentDate: must be a date/],
+      [{ caseAmount: '-5' }, /caseAmount: must be a non-negative amount/],
+      [{ suspectName: { $ne: null } }, /suspectName/],
+      [{ caseAmount: { $gt: 0 } }, /caseAmount/],
+    ];
+    for (const [change, message] of bad) {
+      const res = await api
+        .post('/api/records/check-namlc-matches')
+        .send({ ...body, ...change })
+        .expect(400);
+      expect(res.body.message).toMatch(message);
+    }
+    await api.post('/api/records/check-namlc-matches').send([body]).expect(400);
+  });
+
+  it('finds nothing for placeholder or punctuation names and absurd dates, never a 500', async () => {
+    const api = await h.as(fia);
+    for (const suspectName of ['UNKNOWN', 'N/A', '???', '-.-']) {
+      const res = await api
+        .post('/api/records/check-namlc-matches')
+        .send({ ...body, suspectName })
+        .expect(200);
+      expect(res.body.matches).toEqual([]);
+    }
+    const res = await api
+      .post('/api/records/check-namlc-matches')
+      .send({ ...body, suspectDob: '1800-01-01', incidentDate: '9999-12-31' })
+      .expect(200);
+    expect(res.body.matches.every((m: { id: string }) => m.id !== undefined)).toBe(true);
+  });
+});
+
+describe('POST /api/records/link and the link views', () => {
+  let h: LinkingHarness;
+  let police: CaseRecord;
+  let fiu: CaseRecord;
+  let customs: CaseRecord;
+  beforeAll(async () => {
+    h = await startLinking({ autoLink: false }); // every link here is made by hand
+    police = await h.create(bps, { suspectName: 'Harriet Quinn', suspectDob: '1966-06-06' });
+    fiu = await h.create(fia, { suspectName: 'Harriet Quin', suspectDob: '1966-06-06' });
+    customs = await h.create(cus, { suspectName: 'Someone Else', suspectDob: '1999-09-09', caseAmount: '3' });
+  });
+
+  it('links the caller’s record to another agency’s with the scorer’s confidence; a second time is 409', async () => {
+    const api = await h.as(fia);
+    const res = await api
+      .post('/api/records/link')
+      .send({
+        sourceRecordId: fiu.id,
+        linkedRecordId: police.id,
+        matchCriteria: { suspectName: true, suspectDob: true, incidentDate: false, caseAmount: false },
+      })
+      .expect(201);
+    const link = RecordLinkViewSchema.parse(res.body);
+    expect(link).toMatchObject({
+      sourceRecordId: fiu.id,
+      linkedRecordId: police.id,
+      linkType: 'manual',
+      createdById: fia.userId,
+    });
+    expect(core(link.linkedRecord)).toEqual(core(police));
+    expect(link.confidence).toBeGreaterThan(90);
+    expect(link.matchCriteria).toEqual({ suspectName: true, suspectDob: true, incidentDate: true, caseAmount: true });
+    expectExplained(link);
+
+    // Either side, either direction: the pair is linked.
+    const again = await api
+      .post('/api/records/link')
+      .send({ sourceRecordId: fiu.id, linkedRecordId: police.id })
+      .expect(409);
+    expect(again.body.message).toBe(ALREADY_LINKED);
+    const reverse = await (await h.as(bps))
+      .post('/api/records/link')
+      .send({ sourceRecordId: police.id, linkedRecordId: fiu.id })
+      .expect(409);
+    expect(reverse.body.message).toBe('Records are already linked');
+
+    const events = (await h.linkEvents()).filter((e) => e.link.id === link.id);
+    expect(events).toHaveLength(1);
+    expect(events[0]?.actor).toEqual({ userId: fia.userId, name: fia.name, organization: 'FIA' });
+  });
+
+  it('keeps a low confidence for a link the investigator makes against the evidence; the client cannot set it', async () => {
+    const api = await h.as(cus);
+    const res = await api
+      .post('/api/records/link')
+      .send({ sourceRecordId: customs.id, linkedRecordId: police.id })
+      .expect(201);
+    expect(res.body.confidence).toBeLessThan(h.config.LINK_THRESHOLD);
+    expectExplained(res.body);
+    const forged = await api
+      .post('/api/records/link')
+      .send({ sourceRecordId: customs.id, linkedRecordId: fiu.id, confidence: 100 })
+      .expect(400);
+    expect(forged.body.message).toMatch(/confidence/);
+  });
+
+  it('refuses self-links, foreign or missing sources, missing or deleted targets, one agency’s pairs and bad ids', async () => {
+    const api = await h.as(fia);
+    const self = await api
+      .post('/api/records/link')
+      .send({ sourceRecordId: fiu.id, linkedRecordId: fiu.id })
+      .expect(400);
+    expect(self.body.message).toBe('A record cannot be linked to itself');
+    // BPS's record as source, by FIA: 404 exactly like a missing one.
+    const foreign = await api
+      .post('/api/records/link')
+      .send({ sourceRecordId: police.id, linkedRecordId: customs.id })
+      .expect(404);
+    const missing = await api
+      .post('/api/records/link')
+      .send({ sourceRecordId: '0123456789abcdef01234567', linkedRecordId: customs.id })
+      .expect(404);
+    expect(foreign.body).toEqual(missing.body);
+    await api
+      .post('/api/records/link')
+      .send({ sourceRecordId: fiu.id, linkedRecordId: '0123456789abcdef01234567' })
+      .expect(404);
+    const second = await h.create(fia, { suspectName: 'Harriet Quinn', suspectDob: '1966-06-06' });
+    const same = await api
+      .post('/api/records/link')
+      .send({ sourceRecordId: second.id, linkedRecordId: fiu.id })
+      .expect(400);
+    expect(same.body.message).toBe('Records of the same organization cannot be linked');
+
+    const gone = await h.create(cus, { suspectName: 'Gone Soon', suspectDob: '1950-01-01' });
+    const deleted = (await (await h.as(cus)).delete(`/api/records/${gone.id}`).expect(200)).body as CaseRecord;
+    await h.indexed(gone.id, deleted.version);
+    await api.post('/api/records/link').send({ sourceRecordId: second.id, linkedRecordId: gone.id }).expect(404);
+
+    for (const payload of [
+      { sourceRecordId: 'nope', linkedRecordId: police.id },
+      { sourceRecordId: fiu.id },
+      { sourceRecordId: { $ne: null }, linkedRecordId: police.id },
+      { sourceRecordId: second.id, linkedRecordId: police.id, matchCriteria: { suspectName: 'yes' } },
+      { sourceRecordId: second.id, linkedRecordId: police.id, matchCriteria: { $where: true } },
+    ]) {
+      await api.post('/api/records/link').send(payload).expect(400);
+    }
+    expect(h.built.deps.links.forRecord(second.id)).toEqual([]);
+  });
+
+  it('shows links only to the record’s owner and ADMIN; another agency’s id is 404 like a missing one', async () => {
+    const fiaApi = await h.as(fia);
+    const foreign = await fiaApi.get(`/api/records/${police.id}/links`).expect(404);
+    const missing = await fiaApi.get('/api/records/0123456789abcdef01234567/links').expect(404);
+    expect(foreign.body).toEqual(missing.body);
+    await fiaApi.get(`/api/records/${police.id}/linked`).expect(404);
+    await fiaApi.get('/api/records/not-an-id/links').expect(400);
+    await fiaApi.get('/api/records/not-an-id/linked').expect(400);
+
+    const adminApi = await h.as(admin);
+    const links = (await adminApi.get(`/api/records/${police.id}/links`).expect(200)).body as RecordLinkView[];
+    expect(links.map((l) => l.linkedRecord.id).sort()).toEqual([fiu.id, customs.id].sort());
+    const linked = (await adminApi.get(`/api/records/${police.id}/linked`).expect(200)).body;
+    expect(linked).toHaveLength(2);
+  });
+
+  it('hides a link while the other record is deleted and shows it again after a restore', async () => {
+    const cusApi = await h.as(cus);
+    const deleted = (await cusApi.delete(`/api/records/${customs.id}`).expect(200)).body as CaseRecord;
+    await h.indexed(customs.id, deleted.version);
+    expect((await linksOf(h, bps, police.id)).map((l) => l.linkedRecord.id)).toEqual([fiu.id]);
+    await cusApi.get(`/api/records/${customs.id}/links`).expect(404);
+    const restored = (await cusApi.post(`/api/records/${customs.id}/restore`).expect(200)).body as CaseRecord;
+    await h.indexed(customs.id, restored.version);
+    expect((await linksOf(h, bps, police.id)).map((l) => l.linkedRecord.id).sort()).toEqual(
+      [fiu.id, customs.id].sort(),
+    );
+  });
+
+  it('links a record saved a moment ago whose event has not reached the index yet', async () => {
+    const api = await h.as(cus);
+    // Saved through the records service; the link request follows at once, before indexing.
+    const created = (
+      await api
+        .post('/api/records')
+        .send({
+          incidentNumber: `NOW-${Date.now()}`,
+          suspectName: 'Harriet Quinn',
+          suspectDob: '1966-06-06',
+          incidentDate: '2024-03-02',
+          caseAmount: '1500',
+          sourceOfRecord: 'Police Investigation',
+          internationalNexus: false,
+        })
+        .expect(201)
+    ).body as CaseRecord;
+    const res = await api
+      .post('/api/records/link')
+      .send({ sourceRecordId: created.id, linkedRecordId: police.id })
+      .expect(201);
+    expect(res.body.sourceRecordId).toBe(created.id);
+  });
+});
