@@ -100,7 +100,7 @@ console.log(
   `FEBRL 1–3 (${SETS.join(', ')}): ${totalMatches} true pairs, random non-pairs sampled per set: ${RANDOM_PAIRS_PER_SET}`,
 );
 console.log('\nName word positions: level, m, u, estimated log2(m/u), weight in use');
-const levels: TokenLevel[] = ['exact', 'typo', 'phonetic', 'similar', 'initial', 'conflict'];
+const levels: TokenLevel[] = ['exact', 'typo', 'phonetic', 'similar', 'scrambled', 'initial', 'conflict'];
 for (const level of levels) {
   const mm = (m.name.get(level) ?? 0) / m.nameSlots;
   const uu = (u.name.get(level) ?? 0) / u.nameSlots;
@@ -108,7 +108,7 @@ for (const level of levels) {
   console.log(`  ${level.padEnd(9)} m=${fmt(mm)} u=${uu.toExponential(3)} est=${est} used=${NAME_WEIGHTS[level]}`);
 }
 console.log('\nDate of birth: level, m, u, estimated log2(m/u), weight in use');
-for (const level of ['exact', 'slip', 'mismatch'] as const) {
+for (const level of ['exact', 'slip', 'near', 'mismatch'] as const) {
   const mm = (m.dob.get(level) ?? 0) / m.dobPairs;
   const uu = (u.dob.get(level) ?? 0) / u.dobPairs;
   const est = mm > 0 && uu > 0 ? Math.log2(mm / uu).toFixed(2) : 'n/a';

@@ -65,6 +65,8 @@ export interface LinkingHarness {
   create(user: UserIdentity, overrides?: Record<string, unknown>): Promise<CaseRecord>;
   /** Waits until the index holds the record at (at least) this version. */
   indexed(id: string, version?: number): Promise<void>;
+  /** Waits until the consumer of `records.*` has handled (acked) every event in the stream. */
+  caughtUp(): Promise<void>;
   /** Stops the linking service and starts a new instance on the same database and streams. */
   restart(): Promise<void>;
   /** Every `links.created` in the LINKS stream, once no link waits to be published. */
@@ -122,6 +124,15 @@ export async function startLinking(options: { threshold?: number; autoLink?: boo
     waitUntil(
       `record ${id} v${version} indexed`,
       async () => (h.built.deps.index.get(id)?.version ?? 0) >= version,
+      10_000,
+    );
+  h.caughtUp = () =>
+    waitUntil(
+      'consumer caught up',
+      async () => {
+        const info = await h.bus.jsm.consumers.info(config.RECORDS_STREAM, config.RECORDS_CONSUMER);
+        return info.num_pending === 0 && info.num_ack_pending === 0;
+      },
       10_000,
     );
   h.create = async (user, overrides = {}) => {

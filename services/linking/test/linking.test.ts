@@ -142,7 +142,29 @@ describe('auto-linking on records.created', () => {
       incidentDate: '2023-06-01',
       caseAmount: '48000',
     });
-    for (const r of [anchor, other, unknown, punctuation, sameAgency]) {
+    // Namesakes in the very same case (father and son; a look-alike name): their dates of birth
+    // disagree, so the shared incident date and amount do not make them one person.
+    const son = await h.create(cus, {
+      suspectName: 'Michael Brown',
+      suspectDob: '1994-07-23',
+      incidentDate: '2023-06-01',
+      caseAmount: '48000',
+    });
+    const lookAlike = await h.create(fia, {
+      suspectName: 'Michaela Browne',
+      suspectDob: '1972-09-05',
+      incidentDate: '2023-06-01',
+      caseAmount: '48000',
+    });
+    // Same date of birth and case, but the names share only a look-alike word (Brown / Brownlow).
+    const sameDay = await h.create(cus, {
+      suspectName: 'Desmond Brownlow',
+      suspectDob: '1969-02-11',
+      incidentDate: '2023-06-01',
+      caseAmount: '48000',
+    });
+    await h.caughtUp();
+    for (const r of [anchor, other, unknown, punctuation, sameAgency, son, lookAlike, sameDay]) {
       const owner = { BPS: bps, FIA: fia, CUS: cus, ADMIN: admin }[r.organization];
       expect(await linksOf(h, owner, r.id)).toEqual([]);
     }
@@ -171,14 +193,7 @@ describe('auto-linking on records.created', () => {
     await applyRecordEvent(h.built.deps, event);
     await h.restart();
     // Whatever was in the stream is consumed again by the restarted consumer or already acked.
-    await waitUntil(
-      'consumer caught up',
-      async () => {
-        const info = await h.bus.jsm.consumers.info(h.config.RECORDS_STREAM, h.config.RECORDS_CONSUMER);
-        return info.num_pending === 0 && info.num_ack_pending === 0;
-      },
-      10_000,
-    );
+    await h.caughtUp();
     expect((await linksOf(h, bps, a.id)).map((l) => l.id)).toEqual(before);
     expect((await linksOf(h, cus, b.id)).map((l) => l.id)).toEqual(before);
     expect((await h.linkEvents()).filter((e) => e.link.id === before[0])).toHaveLength(1);

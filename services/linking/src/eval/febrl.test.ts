@@ -22,7 +22,7 @@ describe.skipIf(!present)('FEBRL 4 linkage quality', () => {
       priorBits: priorBitsFor(5000),
     };
     const { pairs } = candidatePairs(a, b);
-    expect(pairs.length).toBeLessThan(20_000);
+    expect(pairs.length).toBeLessThan(30_000); // 0.12% of the 25,000,000 pairs
     const scored = pairs.map(([i, j]) => ({
       confidence: scorePrepared(a[i]!, b[j]!, options).confidence,
       isMatch: rawA[i]!.entity === rawB[j]!.entity,

@@ -11,7 +11,10 @@
  *   with one slip (a digit, ±1 in one part, day and month swapped) still meets its original when
  *   one word sounds alike;
  * - `n:<code>:<code>` — the codes of two name words, in sorted order (word order free), for pairs
- *   whose dates of birth are missing or far apart but whose names agree.
+ *   whose dates of birth are missing or far apart but whose names agree;
+ * - `w:<word>:<letter>` — a word spelled the same and the first letter of another (a typo that
+ *   changes the other word's code);
+ * - `p:<ab>:<cd>` — the first two letters of two words (typos in both words, after their start).
  *
  * Placeholder names and dates give no keys, so no candidate is made from them alone.
  */
@@ -65,12 +68,12 @@ export function blockingKeys(input: PreparedRecord | MatchInput): string[] {
   // A word spelled the same and the first letter of another: catches a typo that changes a code.
   const { tokens } = record.name;
   const longest = [...tokens].sort((x, y) => y.length - x.length).slice(0, KEY_WORDS);
-  for (const w of longest) for (const o of longest) if (o !== w) pairKeys.push(`w:${w}:${o.slice(0, 2)}`);
+  for (const w of longest) for (const o of longest) if (o !== w) pairKeys.push(`w:${w}:${o[0]}`);
   // The first two letters of two words (typos in both words, further on than their start).
   for (let i = 0; i < longest.length; i++) {
     for (let j = i + 1; j < longest.length; j++) {
-      const x = longest[i]!.slice(0, 3);
-      const y = longest[j]!.slice(0, 3);
+      const x = longest[i]!.slice(0, 2);
+      const y = longest[j]!.slice(0, 2);
       pairKeys.push(`p:${x < y ? `${x}:${y}` : `${y}:${x}`}`);
     }
   }

@@ -17,6 +17,7 @@ import {
   MIN_FREQUENCY_RECORDS,
   MIN_WORD_SHARE,
   NAME_WEIGHTS,
+  NEAR_DOB_DAYS,
   PHONETIC_MIN_JW,
   REFERENCE_WORD_SHARE,
   SIMILAR_JW,
@@ -42,6 +43,23 @@ function isAdjacentSwap(a: string, b: string): boolean {
   );
 }
 
+/**
+ * Whether two words have the same letters in another order, one of them perhaps lacking one letter
+ * of the other (Ehtan / Ethan, Msrio / Morris; not Msier / Morris).
+ */
+function isScrambled(a: string, b: string): boolean {
+  const [short, long] = a.length <= b.length ? [a, b] : [b, a];
+  if (long.length - short.length > 1) return false;
+  const counts = new Map<string, number>();
+  for (const ch of long) counts.set(ch, (counts.get(ch) ?? 0) + 1);
+  for (const ch of short) {
+    const n = counts.get(ch) ?? 0;
+    if (n === 0) return false;
+    counts.set(ch, n - 1);
+  }
+  return true;
+}
+
 /** How two name words (two or more letters each) compare. */
 export function tokenLevel(a: string, b: string, ca: Codes, cb: Codes): TokenLevel {
   if (a === b) return 'exact';
@@ -54,6 +72,7 @@ export function tokenLevel(a: string, b: string, ca: Codes, cb: Codes): TokenLev
   if (jw >= PHONETIC_MIN_JW && codesMeet(ca, cb)) return 'phonetic';
   if (shorter >= 3 && jw >= SIMILAR_JW) return 'similar';
   if (shorter >= 4 && (a.startsWith(b) || b.startsWith(a))) return 'similar';
+  if (shorter >= 3 && isScrambled(a, b)) return 'scrambled';
   return 'conflict';
 }
 
@@ -251,6 +270,7 @@ export function compareDobs(a: PreparedDate, b: PreparedDate): DobComparison {
   if (a.days === b.days) return { level: 'exact', weight: DOB_WEIGHTS.exact };
   const slip = dobSlip(a, b);
   if (slip) return { level: 'slip', slip, weight: DOB_WEIGHTS.slip };
+  if (Math.abs(a.days - b.days) <= NEAR_DOB_DAYS) return { level: 'near', weight: DOB_WEIGHTS.near };
   return { level: 'mismatch', weight: DOB_WEIGHTS.mismatch };
 }
 

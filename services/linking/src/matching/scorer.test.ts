@@ -69,6 +69,20 @@ describe('scorePair: names', () => {
     expect(field(r, 'suspectName').status).toBe('match');
   });
 
+  it('matches a word with its letters scrambled or one of them lost, as a weak agreement', () => {
+    const r = scorePair(
+      rec({ suspectName: 'Thomas Morris', suspectDob: dob }),
+      other({ suspectName: 'Mhota Morirs', suspectDob: dob }),
+    );
+    expect(field(r, 'suspectName').detail).toBe('morris ~ morirs (typo); thomas ~ mhota (scrambled)');
+    expect(isMatch(r)).toBe(true);
+    const lost = scorePair(rec({ suspectName: 'Amelia Alexander' }), other({ suspectName: 'Lmeai Alexander' }));
+    expect(field(lost, 'suspectName').detail).toContain('amelia ~ lmeai (scrambled)');
+    // Other letters are not a scramble.
+    const not = scorePair(rec({ suspectName: 'Morris Lane' }), other({ suspectName: 'Msier Lane' }));
+    expect(field(not, 'suspectName').detail).toContain('1 word disagree');
+  });
+
   it('matches phonetic spellings', () => {
     const r = scorePair(
       rec({ suspectName: 'Stephen Thompson', suspectDob: dob }),
@@ -118,6 +132,30 @@ describe('scorePair: names', () => {
     }
   });
 
+  it('needs a word agreeing exactly or with one typo when another word disagrees', () => {
+    const sameCase = { suspectDob: '1975-06-14', incidentDate: '2025-03-01', caseAmount: '25000.00' };
+    const r = scorePair(
+      rec({ suspectName: 'Michael Smith', ...sameCase }),
+      other({ suspectName: 'Jonathon Smithers', ...sameCase }),
+    );
+    expect(field(r, 'suspectName').detail).toBe('smith ~ smithers (similar); 1 word disagree');
+    expect(field(r, 'suspectName').weight).toBeGreaterThan(0);
+    expect(isMatch(r)).toBe(false);
+    // The same look-alike word with nothing disagreeing still counts.
+    const alone = scorePair(
+      rec({ suspectName: 'Smith', ...sameCase }),
+      other({ suspectName: 'Smithers', ...sameCase }),
+    );
+    expect(isMatch(alone)).toBe(true);
+    // An exact word beside a disagreeing one still carries the date of birth: one word of a true
+    // pair is replaced outright in about one FEBRL pair in nine (so twins are linked: ADR 0007).
+    const replaced = scorePair(
+      rec({ suspectName: 'Michael Smith', ...sameCase }),
+      other({ suspectName: 'Jon Smith', ...sameCase }),
+    );
+    expect(isMatch(replaced)).toBe(true);
+  });
+
   it('gives a full name no evidence when it is a placeholder', () => {
     for (const placeholder of ['UNKNOWN', 'N/A', '---', 'Not known', 'XXX', '', '  ']) {
       const r = scorePair(
@@ -165,6 +203,17 @@ describe('scorePair: dates of birth', () => {
     const r = score('1984-06-15', '1962-01-30');
     expect(field(r, 'suspectDob').status).toBe('mismatch');
     expect(field(r, 'suspectDob').contribution).toBeLessThan(0);
+    // More than a slip and more than three months apart.
+    expect(field(score('1984-06-15', '1985-07-15'), 'suspectDob').status).toBe('mismatch');
+  });
+
+  it('counts a date weeks off (not one slip) neither for nor against', () => {
+    const r = score('1984-06-15', '1984-08-02');
+    expect(field(r, 'suspectDob')).toMatchObject({ status: 'partial', weight: 0, contribution: 0 });
+    expect(field(r, 'suspectDob').detail).toBe('48 days apart');
+    expect(r.matchCriteria.suspectDob).toBe(false);
+    expect(r.confidence).toBe(scorePair(rec({ suspectName: name }), other({ suspectName: name })).confidence);
+    expect(field(score('1984-06-15', '1984-09-16'), 'suspectDob').status).toBe('mismatch'); // 93 days
   });
 
   it('gives placeholder and absurd dates no evidence', () => {
@@ -212,6 +261,43 @@ describe('scorePair: incident date and amount', () => {
     expect(field(r, 'caseAmount').status).toBe('mismatch');
     const zero = scorePair(rec({ ...base, caseAmount: 0 }), other({ ...base, caseAmount: 500 }));
     expect(field(zero, 'caseAmount').status).toBe('missing');
+  });
+
+  it('does not let one case link namesakes whose dates of birth disagree (father and son, co-offenders)', () => {
+    const sameCase = { incidentDate: '2025-03-01', caseAmount: '25000.00' };
+    const pairs: Array<[MatchInput, MatchInput]> = [
+      [
+        rec({ suspectName: 'Michael Smith', suspectDob: '1975-06-14', ...sameCase }),
+        other({ suspectName: 'Michael Smith', suspectDob: '1998-11-30', ...sameCase }),
+      ],
+      [
+        rec({ suspectName: 'Andre Fubler', suspectDob: '1975-06-14', ...sameCase }),
+        other({ suspectName: 'Andrea Fubler', suspectDob: '1979-02-22', ...sameCase }),
+      ],
+    ];
+    for (const [a, b] of pairs) {
+      const r = scorePair(a, b);
+      expect(isMatch(r), `${a.suspectName} / ${b.suspectName}`).toBe(false);
+      for (const name of ['incidentDate', 'caseAmount']) {
+        expect(field(r, name)).toMatchObject({ status: 'match', weight: 0, contribution: 0 });
+        expect(field(r, name).detail).toContain('not counted: the dates of birth disagree');
+        expect(r.matchCriteria[name as 'incidentDate']).toBe(false);
+      }
+    }
+    // With a date of birth missing on one side the case still corroborates the name.
+    const missing = scorePair(
+      rec({ suspectName: 'Michael Smith', ...sameCase }),
+      other({ suspectName: 'Michael Smith', suspectDob: '1998-11-30', ...sameCase }),
+    );
+    expect(field(missing, 'incidentDate').weight).toBeGreaterThan(0);
+    expect(isMatch(missing)).toBe(true);
+    // A disagreeing case still counts against.
+    const apart = scorePair(
+      rec({ suspectName: 'Michael Smith', suspectDob: '1975-06-14', incidentDate: '2010-01-01', caseAmount: 100 }),
+      other({ suspectName: 'Michael Smith', suspectDob: '1998-11-30', incidentDate: '2025-01-01', caseAmount: 90000 }),
+    );
+    expect(field(apart, 'incidentDate').weight).toBeLessThan(0);
+    expect(field(apart, 'caseAmount').weight).toBeLessThan(0);
   });
 
   it('cannot make a link from incident date and amount alone', () => {

@@ -9,8 +9,10 @@
  * floored at 0: the posterior match probability for a prior of 1 in 2^P (PRIOR_BITS = 13 unless
  * the caller passes priorBits, e.g. priorBitsFor(size of the set searched)), rescaled so that
  * no evidence (W = 0) gives 0. Without any agreement of the names, W is capped below the
- * threshold (MAX_WEIGHT_WITHOUT_NAME). Each field's contribution is its share of the confidence in
- * proportion to its weight (signed), rounded to hundredths so that the shares add up exactly.
+ * threshold (MAX_WEIGHT_WITHOUT_NAME). Incident date and amount only corroborate the person: when
+ * the dates of birth disagree, their agreement weighs 0. Each field's contribution is its share of
+ * the confidence in proportion to its weight (signed), rounded to hundredths so that the shares add
+ * up exactly.
  */
 import {
   compareAmounts,
@@ -159,6 +161,8 @@ interface FieldScore {
   status: FieldStatus;
   weight: number;
   detail?: string;
+  /** Names only: whether they agree enough to carry a link (see namesAgree). */
+  agrees?: boolean;
 }
 
 function nameScore(
@@ -176,7 +180,22 @@ function nameScore(
   const status: FieldStatus = sameWords || (allExact && c.slots >= 2) ? 'match' : c.weight > 0 ? 'partial' : 'mismatch';
   const parts = c.pairs.map((p) => (p.level === 'exact' ? p.a : `${p.a} ~ ${p.b} (${p.level})`));
   if (c.conflicts > 0) parts.push(`${c.conflicts} word${c.conflicts > 1 ? 's' : ''} disagree`);
-  return { score: { field: 'suspectName', status, weight: c.weight, detail: parts.join('; ') }, comparison: c };
+  const agrees = namesAgree(c);
+  return { score: { field: 'suspectName', status, weight: c.weight, detail: parts.join('; '), agrees }, comparison: c };
+}
+
+/** Levels at which one aligned word is, on its own, real agreement of two names. */
+const STRONG_LEVELS: ReadonlySet<string> = new Set(['exact', 'typo']);
+
+/**
+ * Whether two names agree enough to carry a link (else the total weight is capped below the
+ * threshold, so a date of birth and a case alone never link): their weight is positive, and a
+ * word agrees exactly or with one typo, or no word disagrees. A lone look-alike word beside a
+ * disagreeing one (Michael Smith / Jonathon Smithers) is not enough.
+ */
+function namesAgree(c: NameComparison): boolean {
+  if (!(c.weight > 0)) return false;
+  return c.conflicts === 0 || c.pairs.some((p) => STRONG_LEVELS.has(p.level));
 }
 
 function missingDetail(leftPresent: boolean): string {
@@ -188,6 +207,10 @@ function dobScore(a: PreparedDate | undefined, b: PreparedDate | undefined): Fie
   const c: DobComparison = compareDobs(a, b);
   if (c.level === 'exact') return { field: 'suspectDob', status: 'match', weight: c.weight, detail: 'same date' };
   if (c.level === 'slip') return { field: 'suspectDob', status: 'partial', weight: c.weight, detail: c.slip };
+  if (c.level === 'near') {
+    const detail = `${Math.abs(a.days - b.days)} days apart`;
+    return { field: 'suspectDob', status: 'partial', weight: c.weight, detail };
+  }
   return { field: 'suspectDob', status: 'mismatch', weight: c.weight, detail: 'different dates' };
 }
 
@@ -241,16 +264,24 @@ export function pairWeight(a: PreparedRecord, b: PreparedRecord, options: ScoreO
 
 function totalWeight(scores: readonly FieldScore[]): number {
   const sum = scores.reduce((s, f) => s + f.weight, 0);
-  return scores[0]!.weight > 0 ? sum : Math.min(sum, MAX_WEIGHT_WITHOUT_NAME);
+  return scores[0]!.agrees ? sum : Math.min(sum, MAX_WEIGHT_WITHOUT_NAME);
 }
 
 function fieldScores(a: PreparedRecord, b: PreparedRecord, options: ScoreOptions): FieldScore[] {
-  return [
-    nameScore(a.name, b.name, options.frequencies).score,
-    dobScore(a.dob, b.dob),
-    incidentScore(a.incidentDate, b.incidentDate),
-    amountScore(a.caseAmount, b.caseAmount),
-  ];
+  const dob = dobScore(a.dob, b.dob);
+  const caseFields = [incidentScore(a.incidentDate, b.incidentDate), amountScore(a.caseAmount, b.caseAmount)];
+  return [nameScore(a.name, b.name, options.frequencies).score, dob, ...caseFields.map((f) => corroborating(f, dob))];
+}
+
+/**
+ * Incident date and amount describe the case, not the person: two suspects of one case (a father
+ * and son of the same name, co-offenders) share them. So they only corroborate: when both dates of
+ * birth are known and disagree, agreement on them is not counted (their disagreement still is).
+ */
+function corroborating(score: FieldScore, dob: FieldScore): FieldScore {
+  if (dob.status !== 'mismatch' || score.weight <= 0) return score;
+  const note = 'not counted: the dates of birth disagree';
+  return { ...score, weight: 0, detail: score.detail ? `${score.detail}; ${note}` : note };
 }
 
 /**

@@ -4,13 +4,16 @@
  *
  * Name and date-of-birth weights were estimated on FEBRL data sets 1–3 (deduplication sets, 11,000
  * records, ground truth from rec_id) by `services/linking/bin/linkage-tune.ts`, then rounded; FEBRL 4
- * (the evaluation pair) was not used. Incident-date and amount weights are set by judgment (FEBRL has
- * neither field): they are deliberately small, so they can tip a borderline name + DOB pair but
- * never make a link on their own.
+ * (the evaluation pair) was not used. Two levels FEBRL never produces for the same person (letters
+ * scrambled, a date of birth weeks off) are set by judgment — 'scrambled' weighs as 'similar', a
+ * 'near' date of birth weighs nothing — and change no FEBRL figure (ADR 0007 lists the check on
+ * other public sets). Incident-date and amount weights are set by judgment (FEBRL has neither
+ * field): they are deliberately small, so they can tip a borderline name + DOB pair but never make
+ * a link on their own, and they do not count when the dates of birth disagree (scorer.ts).
  */
 
 /** Levels of one aligned pair of name words (see compareNames). */
-export type TokenLevel = 'exact' | 'typo' | 'phonetic' | 'similar' | 'initial' | 'conflict';
+export type TokenLevel = 'exact' | 'typo' | 'phonetic' | 'similar' | 'scrambled' | 'initial' | 'conflict';
 
 export const NAME_WEIGHTS: Readonly<Record<TokenLevel, number>> = {
   /** Same word. */
@@ -21,6 +24,8 @@ export const NAME_WEIGHTS: Readonly<Record<TokenLevel, number>> = {
   phonetic: 2.0,
   /** Jaro–Winkler ≥ SIMILAR_JW, or one word the start of the other (Chris / Christopher). */
   similar: 3.5,
+  /** The same letters in another order, perhaps one letter missing (Ehtan / Ethan, Msorri / Morris). */
+  scrambled: 3.5,
   /** An initial against a word with that first letter, or against the same initial. */
   initial: 2.5,
   /** Both names have a word here, and they disagree. */
@@ -28,14 +33,21 @@ export const NAME_WEIGHTS: Readonly<Record<TokenLevel, number>> = {
 };
 
 /** Levels of the date-of-birth comparison. */
-export type DobLevel = 'exact' | 'slip' | 'mismatch';
+export type DobLevel = 'exact' | 'slip' | 'near' | 'mismatch';
 
 export const DOB_WEIGHTS: Readonly<Record<DobLevel, number>> = {
   exact: 14.5,
   /** One slip: a digit changed, neighbouring digits swapped, day and month swapped, ±1 in one part. */
   slip: 3.5,
+  /**
+   * Not the same and not one slip, but at most NEAR_DOB_DAYS apart (a day and a month both wrong,
+   * a date approximated): neither for nor against.
+   */
+  near: 0,
   mismatch: -4.0,
 };
+/** How far apart (in days) two dates of birth may be to count as 'near' rather than a mismatch. */
+export const NEAR_DOB_DAYS = 92;
 
 /** Incident-date closeness: [largest difference in days, weight], first that fits. */
 export const INCIDENT_DATE_WEIGHTS: ReadonlyArray<readonly [maxDays: number, weight: number]> = [
