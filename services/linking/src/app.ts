@@ -57,6 +57,7 @@ export async function createApp({ config, db, bus, logger }: LinkingAppDeps) {
     stream: config.RECORDS_STREAM,
     durable: config.RECORDS_CONSUMER,
     filterSubject: `${config.RECORDS_SUBJECT_PREFIX}.>`,
+    ackWaitMs: config.EVENT_ACK_WAIT_MS,
     decode: (data) => RecordEventSchema.parse(data),
     handle: (event) => applyRecordEvent(deps, event),
     logger,

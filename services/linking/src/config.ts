@@ -38,6 +38,12 @@ export const LinkingConfigSchema = z.object({
    * reach the index (the record was just saved; its event is on its way). Milliseconds.
    */
   RECORD_WAIT_MS: z.coerce.number().int().min(0).max(30_000).default(5000),
+  /**
+   * How long an event handed to this service may stay unacknowledged before JetStream delivers it
+   * again (milliseconds): events fetched but not yet handled when the service stops come back
+   * after this.
+   */
+  EVENT_ACK_WAIT_MS: z.coerce.number().int().min(1000).max(600_000).default(30_000),
   /** How often links whose event could not be published are retried (milliseconds). */
   RELAY_RETRY_MS: z.coerce.number().int().min(50).default(1000),
 });

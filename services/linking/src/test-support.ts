@@ -29,6 +29,8 @@ export function linkingTestConfig(options: {
     AUTO_LINK: String(options.autoLink ?? true),
     RECORD_WAIT_MS: String(options.recordWaitMs ?? 5000),
     RELAY_RETRY_MS: '100',
+    // Events fetched but not handled when a test stops the service come back within a test's wait.
+    EVENT_ACK_WAIT_MS: '2000',
     LOG_LEVEL: 'silent',
   });
 }

@@ -4,6 +4,7 @@ import {
   LinkSchema,
   type RecordLinkView,
   RecordLinkViewSchema,
+  type UserIdentity,
 } from '@nrad/contracts';
 import { waitUntil } from '@nrad/infra/harness';
 import { Types } from 'mongoose';
@@ -109,60 +110,23 @@ describe('auto-linking on records.created', () => {
   });
 
   it('does not link look-alikes who are different people, placeholder names, or records of one agency', async () => {
-    const anchor = await h.create(bps, {
-      suspectName: 'Michael Brown',
-      suspectDob: '1969-02-11',
-      incidentDate: '2023-06-01',
-      caseAmount: '48000',
-    });
+    // One case: every record below shares its incident date and amount unless it says otherwise.
+    const inCase = (user: UserIdentity, suspectName: string, suspectDob: string, more: Record<string, unknown> = {}) =>
+      h.create(user, { suspectName, suspectDob, incidentDate: '2023-06-01', caseAmount: '48000', ...more });
+    const anchor = await inCase(bps, 'Michael Brown', '1969-02-11');
     // Same common name, another person: different DOB, incident and amount.
-    const other = await h.create(fia, {
-      suspectName: 'Michael Brown',
-      suspectDob: '1991-10-30',
-      incidentDate: '2020-01-15',
-      caseAmount: '75',
-    });
+    const other = await inCase(fia, 'Michael Brown', '1991-10-30', { incidentDate: '2020-01-15', caseAmount: '75' });
     // Placeholders only: the same DOB, date and amount but no name.
-    const unknown = await h.create(cus, {
-      suspectName: 'UNKNOWN',
-      suspectDob: '1969-02-11',
-      incidentDate: '2023-06-01',
-      caseAmount: '48000',
-    });
-    const punctuation = await h.create(fia, {
-      suspectName: '-- ?? --',
-      suspectDob: '1969-02-11',
-      incidentDate: '2023-06-01',
-      caseAmount: '48000',
-    });
+    const unknown = await inCase(cus, 'UNKNOWN', '1969-02-11');
+    const punctuation = await inCase(fia, '-- ?? --', '1969-02-11');
     // The same person twice in one agency is not a cross-agency link.
-    const sameAgency = await h.create(bps, {
-      suspectName: 'Michael Brown',
-      suspectDob: '1969-02-11',
-      incidentDate: '2023-06-01',
-      caseAmount: '48000',
-    });
+    const sameAgency = await inCase(bps, 'Michael Brown', '1969-02-11');
     // Namesakes in the very same case (father and son; a look-alike name): their dates of birth
     // disagree, so the shared incident date and amount do not make them one person.
-    const son = await h.create(cus, {
-      suspectName: 'Michael Brown',
-      suspectDob: '1994-07-23',
-      incidentDate: '2023-06-01',
-      caseAmount: '48000',
-    });
-    const lookAlike = await h.create(fia, {
-      suspectName: 'Michaela Browne',
-      suspectDob: '1972-09-05',
-      incidentDate: '2023-06-01',
-      caseAmount: '48000',
-    });
+    const son = await inCase(cus, 'Michael Brown', '1994-07-23');
+    const lookAlike = await inCase(fia, 'Michaela Browne', '1972-09-05');
     // Same date of birth and case, but the names share only a look-alike word (Brown / Brownlow).
-    const sameDay = await h.create(cus, {
-      suspectName: 'Desmond Brownlow',
-      suspectDob: '1969-02-11',
-      incidentDate: '2023-06-01',
-      caseAmount: '48000',
-    });
+    const sameDay = await inCase(cus, 'Desmond Brownlow', '1969-02-11');
     await h.caughtUp();
     for (const r of [anchor, other, unknown, punctuation, sameAgency, son, lookAlike, sameDay]) {
       const owner = { BPS: bps, FIA: fia, CUS: cus, ADMIN: admin }[r.organization];
