@@ -51,6 +51,37 @@ describe('records.* events on the RECORDS stream', () => {
     expect(new Set(events.map((e) => e.id)).size).toBe(4);
   });
 
+  it('publishes a new record’s event without waiting to read the record back', async () => {
+    // On FerretDB's SQLite backend a read by _id scans the collection (ADR 0006); the created event
+    // must not wait for it. Reading outboxes back is held until the event is in the stream.
+    const h = await startRecords();
+    const repository = h.built.deps.records;
+    const read = repository.outboxOf.bind(repository);
+    let release!: () => void;
+    const held = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    let reads = 0;
+    repository.outboxOf = async (id) => {
+      reads++;
+      await held;
+      return read(id);
+    };
+    try {
+      const api = await h.as(userOf('CUS'));
+      const created = (await api.post('/api/records').send(recordBody()).expect(201)).body;
+      await waitUntil('created event in the stream', async () => {
+        const events = await readStream(h.bus, h.stream);
+        return events.some((e) => e.type === 'created' && e.record.id === created.id);
+      });
+      expect(reads).toBeLessThanOrEqual(1); // the relay may be waiting on its read, not before publishing
+    } finally {
+      release();
+    }
+    const events = await h.settledEvents();
+    expect(events.filter((e) => e.type === 'created')).toHaveLength(1);
+  });
+
   it('publishes an event left pending when the service stopped once it starts again', async () => {
     const h = await startRecords();
     const api = await h.as(userOf('FIA'));

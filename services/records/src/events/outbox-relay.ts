@@ -1,6 +1,6 @@
 import { type Bus, type Logger, publishEvent } from '@nrad/service-kit';
 import type { Types } from 'mongoose';
-import type { RecordRepository } from '../data/records.ts';
+import type { OutboxEntry, RecordRepository } from '../data/records.ts';
 import type { KeyedLock } from '../lib/keyed-lock.ts';
 
 export interface RelayOptions {
@@ -66,10 +66,15 @@ export class OutboxRelay {
     await Promise.all(this.running.values());
   }
 
-  /** Relays one record's pending events soon, without making the caller wait. */
-  kick(id: Types.ObjectId): void {
+  /**
+   * Relays one record's pending events soon, without making the caller wait. `first` are events
+   * the caller just stored and knows to be the record's oldest pending ones (a new record's
+   * `created`): they are published before the record is read back, which on FerretDB's SQLite
+   * backend is a scan of the collection (ADR 0006), so a new record's event does not wait for it.
+   */
+  kick(id: Types.ObjectId, first: readonly OutboxEntry[] = []): void {
     if (this.stopped) return; // the next start's sweep publishes it
-    void this.relay(id).catch((err: unknown) => {
+    void this.relay(id, first).catch((err: unknown) => {
       this.retry.set(id.toHexString(), id);
       this.options.logger.warn({ err }, 'outbox relay failed; will retry');
     });
@@ -106,7 +111,7 @@ export class OutboxRelay {
    * Publishes one record's pending events in order; at most one relay per record runs at a time
    * (a kick during a relay runs again after it). Resolves true when the record has none left.
    */
-  relay(id: Types.ObjectId): Promise<boolean> {
+  relay(id: Types.ObjectId, first: readonly OutboxEntry[] = []): Promise<boolean> {
     const key = id.toHexString();
     const current = this.running.get(key);
     if (current) {
@@ -115,10 +120,12 @@ export class OutboxRelay {
     }
     const run = (async () => {
       let done = false;
+      let known = first;
       try {
         do {
           this.again.delete(key);
-          done = await this.relayOnce(id);
+          done = await this.relayOnce(id, known);
+          known = [];
         } while (this.again.has(key) && !this.stopped);
         if (done) this.retry.delete(key);
         else this.retry.set(key, id);
@@ -132,20 +139,19 @@ export class OutboxRelay {
     return run;
   }
 
-  private async relayOnce(id: Types.ObjectId): Promise<boolean> {
-    const { records, bus, lock, logger } = this.options;
+  private async relayOnce(id: Types.ObjectId, known: readonly OutboxEntry[]): Promise<boolean> {
+    const { records, lock, logger } = this.options;
+    const published = new Set<string>();
+    for (const entry of known) {
+      if (!(await this.publish(entry))) return false;
+      published.add(entry.id);
+    }
     const state = await records.outboxOf(id);
     if (!state || state.outbox.length === 0) return true;
-    const published = new Set<string>();
     for (const entry of state.outbox) {
-      try {
-        await publishEvent(bus.js, entry.subject, entry.id, JSON.parse(entry.payload));
-        published.add(entry.id);
-      } catch (err) {
-        if (!this.failing) logger.warn({ err, eventId: entry.id }, 'event not published yet; will retry');
-        this.failing = true;
-        break; // keep the order: later events of this record wait for this one
-      }
+      if (published.has(entry.id)) continue;
+      if (!(await this.publish(entry))) break; // keep the order: later events of this record wait
+      published.add(entry.id);
     }
     if (published.size === 0) return false;
     if (this.failing) logger.info('event publishing resumed');
@@ -160,5 +166,17 @@ export class OutboxRelay {
       }
       return false; // changed under us repeatedly (another instance); the sweep comes back to it
     });
+  }
+
+  /** Publishes one event (its id is the Nats-Msg-Id); false when NATS did not take it. */
+  private async publish(entry: OutboxEntry): Promise<boolean> {
+    try {
+      await publishEvent(this.options.bus.js, entry.subject, entry.id, JSON.parse(entry.payload));
+      return true;
+    } catch (err) {
+      if (!this.failing) this.options.logger.warn({ err, eventId: entry.id }, 'event not published yet; will retry');
+      this.failing = true;
+      return false;
+    }
   }
 }

@@ -137,7 +137,7 @@ export async function createRecord(deps: RecordDeps, user: UserIdentity, body: u
     if (err instanceof IncidentNumberTakenError) throw conflict(INCIDENT_NUMBER_TAKEN);
     throw err;
   }
-  deps.relay.kick(doc._id);
+  deps.relay.kick(doc._id, [event]); // a new record has no older event: publish it without a read
   return record;
 }
 
