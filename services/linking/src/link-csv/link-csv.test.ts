@@ -115,6 +115,23 @@ describe('link-csv', () => {
     expect(rows.map((x) => `${x[0]}-${x[1]}`).sort()).toEqual(['1-2', '1-3', '2-3']);
   });
 
+  it('reads month-first dates when the values show it, and whole numbers written as decimals', () => {
+    const l = file('us.csv', 'id,name,dob\n1,Anna Berg,03/04/1980\n2,Anna Berg,1980-03-04\n3,Tom Lee,12/25/1990\n');
+    const out = path.join(dir, 'us-out.csv');
+    const r = run('--left', l, '--id', 'id', '--name', 'name', '--dob', 'dob', '--out', out);
+    expect(r.code, r.err).toBe(0);
+    expect(r.err).toContain('read as MM/DD/YYYY (auto)');
+    expect(readPairs(out)[1]).toEqual(['1', '2', '100.00']);
+    const parts = file('floats.csv', 'id,name,y,m,d\n1,Anna Berg,1980.0,3.0,4.0\n2,Anna Berg,1980,3,4\n');
+    const partsOut = path.join(dir, 'floats-out.csv');
+    const p = run(
+      ...['--left', parts, '--id', 'id', '--name', 'name', '--out', partsOut],
+      ...['--dob-year', 'y', '--dob-month', 'm', '--dob-day', 'd'],
+    );
+    expect(p.code, p.err).toBe(0);
+    expect(readPairs(partsOut)[1]).toEqual(['1', '2', '100.00']);
+  });
+
   it('honours --dob-format mdy', () => {
     const l = file('mdy.csv', 'id,name,dob\n1,Anna Berg,03/04/1980\n2,Anna Berg,1980-03-04\n');
     const out = path.join(dir, 'mdy-out.csv');

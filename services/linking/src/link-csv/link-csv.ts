@@ -8,7 +8,7 @@ import { parseArgs } from 'node:util';
 import { parse } from 'csv-parse/sync';
 import { candidatePairs } from '../matching/blocking.ts';
 import { type NameFrequencies, nameFrequencies } from '../matching/compare.ts';
-import type { DayMonthOrder } from '../matching/normalize.ts';
+import { type DayMonthOrder, detectDayMonthOrder } from '../matching/normalize.ts';
 import {
   type MatchInput,
   type PreparedRecord,
@@ -36,13 +36,16 @@ name-word frequencies and a prior taken from the input (so a larger input needs 
   --name COL           full-name column, any word order
   --given COL, --surname COL
                        name in two columns (instead of --name)
-  --dob COL            date-of-birth column: YYYY-MM-DD, YYYYMMDD or DD/MM/YYYY
+  --dob COL            date-of-birth column: YYYY-MM-DD (or YYYY/MM/DD, any time after it),
+                       YYYYMMDD, or DD/MM/YYYY (see --dob-format)
   --dob-year COL, --dob-month COL, --dob-day COL
                        date of birth in three numeric columns (instead of --dob)
   --incident-date COL  incident-date column (same formats as --dob)
   --amount COL         case-amount column (a number; 0 or empty = none)
   --min N              lowest confidence written (default 1)
-  --dob-format F       slash dates: dmy (DD/MM/YYYY, also "auto", the default) or mdy (MM/DD/YYYY)
+  --dob-format F       dates written day or month first: dmy (DD/MM/YYYY), mdy (MM/DD/YYYY), or
+                       auto (the default: mdy when a value's second part is over 12 and no
+                       value's first part is, else dmy)
   --fixed-weights      do not weight name words by how common they are in the input
   --out FILE           output CSV file
   --help               this text
@@ -106,9 +109,12 @@ function toInput(row: Record<string, string>, c: Columns, internalId: string, or
   let suspectDob: string | undefined;
   if (c.dob) suspectDob = row[c.dob];
   else if (c.dobYear && c.dobMonth && c.dobDay) {
-    const [y, m, d] = [row[c.dobYear], row[c.dobMonth], row[c.dobDay]].map((v) => (v ?? '').trim());
-    if (/^\d{4}$/.test(y!) && /^\d{1,2}$/.test(m!) && /^\d{1,2}$/.test(d!)) {
-      suspectDob = `${y}-${m!.padStart(2, '0')}-${d!.padStart(2, '0')}`;
+    // Whole numbers, also as a spreadsheet or data frame writes them ("7.0").
+    const [y, m, d] = [row[c.dobYear], row[c.dobMonth], row[c.dobDay]].map((v) =>
+      /^\d+(\.0*)?$/.test((v ?? '').trim()) ? Number(v) : Number.NaN,
+    );
+    if (y! >= 1000 && y! <= 9999 && m! <= 99 && d! <= 99) {
+      suspectDob = `${y}-${String(m).padStart(2, '0')}-${String(d).padStart(2, '0')}`;
     }
   }
   return {
@@ -207,7 +213,6 @@ function link(argv: readonly string[], stdout: Output, stderr: Output): number {
   if (!Number.isFinite(min) || min < 0 || min > 100) throw new UsageError('--min must be a number from 0 to 100');
   const format = str('dob-format') ?? 'auto';
   if (!['auto', 'dmy', 'mdy'].includes(format)) throw new UsageError('--dob-format must be auto, dmy or mdy');
-  const dayMonthOrder: DayMonthOrder = format === 'mdy' ? 'mdy' : 'dmy';
 
   const t0 = performance.now();
   const rightFile = str('right');
@@ -216,6 +221,17 @@ function link(argv: readonly string[], stdout: Output, stderr: Output): number {
   const rightRows = rightFile ? readCsv(rightFile, 'right') : undefined;
   if (rightRows) checkColumns(rightRows.columns, columns, rightFile!);
 
+  // Dates written day or month first: as told, or as the values show (a part over 12).
+  const dateValues = function* () {
+    for (const rows of [leftRows, rightRows ?? []]) {
+      for (const row of rows) {
+        if (columns.dob) yield row[columns.dob];
+        if (columns.incidentDate) yield row[columns.incidentDate];
+      }
+    }
+  };
+  const detected = format === 'auto' ? detectDayMonthOrder(dateValues()) : undefined;
+  const dayMonthOrder: DayMonthOrder = format === 'mdy' || detected === 'mdy' ? 'mdy' : 'dmy';
   const prepare = (rows: Array<Record<string, string>>, side: string, organization?: string) =>
     rows.map((row, i) => prepareRecord(toInput(row, columns, `${side}${i}`, organization), { dayMonthOrder }));
   const left: PreparedRecord[] = prepare(leftRows, 'L', rightRows ? 'left' : undefined);
@@ -261,7 +277,8 @@ function link(argv: readonly string[], stdout: Output, stderr: Output): number {
   stderr.write(
     `link-csv: ${rightRows ? `${left.length} × ${right!.length} records` : `${left.length} records (dedupe)`}, ` +
       `${pairs.length} candidate pairs${skippedKeys ? ` (${skippedKeys} over-full blocking keys skipped)` : ''}, ` +
-      `${results.length} written with confidence ≥ ${min}${frequencies ? '' : ' (fixed weights)'} to ${out} in ${seconds} s\n`,
+      `${results.length} written with confidence ≥ ${min}${frequencies ? '' : ' (fixed weights)'} to ${out} in ${seconds} s` +
+      `${detected ? `; dates like 01/02/1980 read as ${detected === 'mdy' ? 'MM/DD/YYYY' : 'DD/MM/YYYY'} (auto)` : ''}\n`,
   );
   return 0;
 }

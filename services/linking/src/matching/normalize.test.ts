@@ -1,5 +1,13 @@
 import { describe, expect, it } from 'vitest';
-import { foldName, isPlaceholderName, makeDate, parseDate, prepareAmount, prepareName } from './normalize.ts';
+import {
+  detectDayMonthOrder,
+  foldName,
+  isPlaceholderName,
+  makeDate,
+  parseDate,
+  prepareAmount,
+  prepareName,
+} from './normalize.ts';
 
 describe('foldName', () => {
   it('folds case, accents, other scripts and punctuation', () => {
@@ -48,6 +56,18 @@ describe('parseDate', () => {
     expect(parseDate('04/03/1980')?.digits).toBe('19800304');
     expect(parseDate('03/04/1980', 'mdy')?.digits).toBe('19800304');
     expect(parseDate('4.3.1980')?.digits).toBe('19800304');
+    expect(parseDate('1980/3/4')?.digits).toBe('19800304');
+    expect(parseDate('1980.03.04 00:00:00')?.digits).toBe('19800304');
+    expect(parseDate('04/03/1980 12:30')?.digits).toBe('19800304');
+    expect(parseDate('1980-03/04')).toBeUndefined(); // mixed separators
+  });
+
+  it('tells day-first from month-first columns by a part over 12', () => {
+    expect(detectDayMonthOrder(['03/04/1980', '12/25/1990', '', null])).toBe('mdy');
+    expect(detectDayMonthOrder(['03/04/1980', '25/12/1990'])).toBe('dmy');
+    expect(detectDayMonthOrder(['03/04/1980', '01/02/1990'])).toBe('dmy'); // undecided: the default
+    expect(detectDayMonthOrder(['25/12/1990', '12/25/1990'])).toBe('dmy'); // contradictory: the default
+    expect(detectDayMonthOrder(['1980-03-04', '19900101'])).toBeUndefined();
   });
 
   it.each([
@@ -57,7 +77,8 @@ describe('parseDate', () => {
     '19571233',
     '1980-13-01',
     '0001-01-01',
-    '1850-06-01',
+    '0999-06-01',
+    '1800-01-01',
     '2999-01-01',
     '1900-01-01',
     '1970-01-01',

@@ -183,6 +183,7 @@ export interface PreparedDate {
 
 /** Dates that systems and clerks enter when the real one is unknown: never evidence. */
 export const PLACEHOLDER_DATES: ReadonlySet<string> = new Set([
+  '18000101',
   '19000101',
   '19010101',
   '18991231',
@@ -190,25 +191,56 @@ export const PLACEHOLDER_DATES: ReadonlySet<string> = new Set([
   '20000101',
 ]);
 
-/** Dates before this year or after MAX_YEAR are treated as absurd (no evidence). */
-export const MIN_YEAR = 1900;
+/**
+ * Dates before this year or after MAX_YEAR are treated as absurd (no evidence). Early enough for
+ * historical person data in link-csv; the records service itself takes no date before 1800.
+ */
+export const MIN_YEAR = 1000;
 export const MAX_YEAR = 2100;
 
 /** The order of day and month in a slash or dot date ("03/04/1980"). */
 export type DayMonthOrder = 'dmy' | 'mdy';
 
+/** 1984-06-15, 1984/6/15 or 1984.06.15, perhaps followed by a time. */
+const ISO_DATE = /^(\d{4})([-/.])(\d{1,2})\2(\d{1,2})(?:[T ].*)?$/;
+/** 15/06/1984, 15.06.1984 or 15-06-1984 (or month first), perhaps followed by a time. */
+const SLASH_DATE = /^(\d{1,2})[./-](\d{1,2})[./-](\d{4})(?:[T ].*)?$/;
+
 /**
- * Parses a date: YYYY-MM-DD (with any time part ignored), YYYYMMDD, or DD/MM/YYYY (MM/DD/YYYY
- * with `order` 'mdy'; '.', '-' and '/' separators). Returns undefined for an empty, malformed,
- * impossible (2021-02-30), absurd (outside MIN_YEAR..MAX_YEAR) or placeholder (1900-01-01) date.
+ * The day/month order of a column of dates written day-or-month first (15/06/1984, 06/15/1984):
+ * 'mdy' when some value has its second part over 12 and none its first, else 'dmy'. Undefined
+ * when no value is written that way.
+ */
+export function detectDayMonthOrder(values: Iterable<string | null | undefined>): DayMonthOrder | undefined {
+  let seen = false;
+  let dayFirst = false;
+  let monthFirst = false;
+  for (const value of values) {
+    const m = typeof value === 'string' ? SLASH_DATE.exec(value.trim()) : null;
+    if (!m) continue;
+    seen = true;
+    if (Number(m[1]) > 12) dayFirst = true;
+    if (Number(m[2]) > 12) monthFirst = true;
+  }
+  if (!seen) return undefined;
+  return monthFirst && !dayFirst ? 'mdy' : 'dmy';
+}
+
+/**
+ * Parses a date: YYYY-MM-DD (also with '/' or '.', any time part ignored), YYYYMMDD, or DD/MM/YYYY
+ * (MM/DD/YYYY with `order` 'mdy'; '.', '-' and '/' separators). Returns undefined for an empty,
+ * malformed, impossible (2021-02-30), absurd (outside MIN_YEAR..MAX_YEAR) or placeholder
+ * (1900-01-01) date.
  */
 export function parseDate(value: string | null | undefined, order: DayMonthOrder = 'dmy'): PreparedDate | undefined {
   if (typeof value !== 'string') return undefined;
   const text = value.trim();
-  const iso = /^(\d{4})-(\d{1,2})-(\d{1,2})(?:[T ].*)?$/.exec(text) ?? /^(\d{4})(\d{2})(\d{2})$/.exec(text);
-  const slash = iso ? null : /^(\d{1,2})[./-](\d{1,2})[./-](\d{4})$/.exec(text);
+  const iso = ISO_DATE.exec(text);
+  const compact = iso ? null : /^(\d{4})(\d{2})(\d{2})$/.exec(text);
+  const slash = iso || compact ? null : SLASH_DATE.exec(text);
   let parts: [string, string, string] | undefined;
-  if (iso) parts = [iso[1]!, iso[2]!, iso[3]!];
+  if (iso) parts = [iso[1]!, iso[3]!, iso[4]!];
+  else if (compact) parts = [compact[1]!, compact[2]!, compact[3]!];
   else if (slash) parts = order === 'dmy' ? [slash[3]!, slash[2]!, slash[1]!] : [slash[3]!, slash[1]!, slash[2]!];
   if (!parts) return undefined;
   return makeDate(Number(parts[0]), Number(parts[1]), Number(parts[2]));
