@@ -132,6 +132,20 @@ describe('link-csv', () => {
     expect(readPairs(partsOut)[1]).toEqual(['1', '2', '100.00']);
   });
 
+  it('reads files separated by semicolons or tabs', () => {
+    const semi = file('semi.csv', 'id;name;dob\n1;"Berg; Anna";1980-03-04\n2;Anna Berg;04.03.1980\n');
+    const tabs = file('tabs.tsv', 'id\tname\tdob\n7\tAnna Berg\t1980-03-04\n');
+    const out = path.join(dir, 'semi-out.csv');
+    expect(run('--left', semi, '--id', 'id', '--name', 'name', '--dob', 'dob', '--out', out).code).toBe(0);
+    expect(readPairs(out)[1]).toEqual(['1', '2', '100.00']);
+    const both = run('--left', semi, '--right', tabs, '--id', 'id', '--name', 'name', '--dob', 'dob', '--out', out);
+    expect(both.code, both.err).toBe(0);
+    expect(readPairs(out).slice(1)).toEqual([
+      ['1', '7', '100.00'],
+      ['2', '7', '100.00'],
+    ]);
+  });
+
   it('honours --dob-format mdy', () => {
     const l = file('mdy.csv', 'id,name,dob\n1,Anna Berg,03/04/1980\n2,Anna Berg,1980-03-04\n');
     const out = path.join(dir, 'mdy-out.csv');

@@ -25,7 +25,8 @@ export const USAGE = `Usage: link-csv --left L.csv [--right R.csv] --id COL
                 [--fixed-weights] --out pairs.csv
 
 Links the records of L.csv with those of R.csv, or, without --right, finds the duplicates within
-L.csv (each pair once, never a record with itself). Both files need the same column names.
+L.csv (each pair once, never a record with itself). Both files need the same column names and a
+header row; fields are separated by ',', ';', tabs or '|' (whichever the header has most of).
 Writes left_id,right_id,confidence (0-100, two decimals) for every candidate pair with
 confidence >= --min (default 1), highest first. Uses the NRAD linking scorer and blocking, with
 name-word frequencies and a prior taken from the input (so a larger input needs more evidence).
@@ -72,13 +73,27 @@ interface Columns {
   amount?: string;
 }
 
+/** The field separator of a CSV file: of ',', ';', tab and '|', the one its header line has most of. */
+function delimiterOf(data: Buffer): string {
+  const header = data.subarray(0, Math.min(data.length, 65_536)).toString('utf8').split(/\r?\n/, 1)[0] ?? '';
+  let best = ',';
+  let most = 0;
+  for (const d of [',', ';', '\t', '|']) {
+    const n = header.split(d).length - 1;
+    if (n > most) [best, most] = [d, n];
+  }
+  return best;
+}
+
 function readCsv(file: string, label: string): Array<Record<string, string>> & { columns: string[] } {
   if (!existsSync(file)) throw new UsageError(`${label} file not found: ${file}`);
   let rows: Array<Record<string, string>>;
   let columns: string[] = [];
+  const data = readFileSync(file);
   try {
-    rows = parse(readFileSync(file), {
+    rows = parse(data, {
       bom: true,
+      delimiter: delimiterOf(data),
       trim: true,
       skip_empty_lines: true,
       relax_column_count: true,
