@@ -5,6 +5,7 @@
  * precision ≥ 0.99 — with name-word frequencies taken from the two files (as link-csv does) and
  * with the fixed weights alone (the scorer without frequencies).
  */
+import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { linkageDataDir, loadFebrl } from '../src/eval/febrl.ts';
 import { bestRecallAtPrecision, qualityAt, type ScoredPair } from '../src/eval/metrics.ts';
@@ -20,6 +21,12 @@ import {
 
 const t0 = performance.now();
 const dir = linkageDataDir();
+for (const name of ['dataset4a.csv', 'dataset4b.csv']) {
+  if (!existsSync(path.join(dir, name))) {
+    console.error(`linkage:eval: ${name} not found in ${dir}; set LINKAGE_DATA_DIR to the FEBRL folder`);
+    process.exit(2);
+  }
+}
 const rawA = loadFebrl(path.join(dir, 'dataset4a.csv'), 'AGENCY-A');
 const rawB = loadFebrl(path.join(dir, 'dataset4b.csv'), 'AGENCY-B');
 const a = rawA.map((r) => prepareRecord(r));
