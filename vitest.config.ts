@@ -26,6 +26,7 @@ export default defineConfig({
       project('records', './services/records'),
       project('linking', './services/linking'),
       project('gateway', './gateway'),
+      project('e2e', './frontends/e2e'),
       project('bench', './bench'),
     ],
   },

@@ -4,6 +4,7 @@ export * from './countries.ts';
 export { countryToAlpha3 } from './country-lookup.ts';
 export * from './crime-types.ts';
 export * from './errors.ts';
+export * from './frontends.ts';
 export * from './generated/country-codes.ts';
 export * from './identity.ts';
 export * from './links.ts';

@@ -18,6 +18,7 @@ import { createAuthClient } from './auth/auth-client.ts';
 import { hitAddressLimit, LoginGuard } from './auth/login-guard.ts';
 import { refreshSessionUser, sessionRoutes } from './auth/routes.ts';
 import type { GatewayConfig } from './config.ts';
+import { frontendRoutes } from './frontends.ts';
 import { createProxy } from './proxy/proxy.ts';
 import { routeFor, type ServiceName } from './routes.ts';
 import { sameOriginWrites, securityHeaders } from './security.ts';
@@ -72,7 +73,10 @@ export function createGateway({ config, redis, logger }: GatewayDeps) {
   app.use(accessLog(logger));
   app.use(metrics.middleware);
   app.use(errorMiddleware(logger));
-  app.use(securityHeaders());
+  const remoteOrigins = [
+    ...new Set(Object.values(config.MF_REMOTES).flatMap((url) => (url.startsWith('/') ? [] : [new URL(url).origin]))),
+  ];
+  app.use(securityHeaders(remoteOrigins));
   app.use(healthRoutes(readiness, metrics).routes());
 
   const api = new Router<GatewayState>({ prefix: '/api' });
@@ -124,14 +128,7 @@ export function createGateway({ config, redis, logger }: GatewayDeps) {
   });
   app.use(api.routes());
 
-  app.use(async function root(ctx, next) {
-    if (ctx.path === '/' && ctx.method === 'GET') {
-      ctx.type = 'text/plain';
-      ctx.body = 'NRAD gateway is running. The API is under /api (see README.md); the web screens are not built yet.\n';
-      return;
-    }
-    await next();
-  });
+  app.use(frontendRoutes({ dir: config.FRONTENDS_DIR, remotes: config.MF_REMOTES }));
 
   return { app, close: () => proxy.close() };
 }

@@ -3,6 +3,30 @@ import { z } from 'zod';
 
 const minutes = (fallback: number) => z.coerce.number().positive().default(fallback);
 
+/** MF_REMOTES: `{"<remote>": "<URL of its mf-manifest.json>"}`, an absolute URL or a path. */
+const remotesSchema = z
+  .string()
+  .default('{}')
+  .transform((text, ctx) => {
+    try {
+      return JSON.parse(text) as unknown;
+    } catch {
+      ctx.addIssue({ code: 'custom', message: 'must be a JSON object of remote name to manifest URL' });
+      return z.NEVER;
+    }
+  })
+  .pipe(
+    z.record(
+      z.string().regex(/^[a-z][a-z0-9-]*$/, 'remote names are lower-case words'),
+      z
+        .string()
+        .refine(
+          (u) => u.startsWith('/') || /^https?:\/\//.test(u),
+          'each remote needs an http(s) URL or a path on the gateway',
+        ),
+    ),
+  );
+
 export const GatewayConfigSchema = z.object({
   HOST: z.string().default('0.0.0.0'),
   PORT: env.port(8080),
@@ -28,6 +52,10 @@ export const GatewayConfigSchema = z.object({
   TRUST_PROXY: env.bool(false),
   /** How long a service may take to answer a proxied request. */
   UPSTREAM_TIMEOUT_MS: z.coerce.number().int().positive().default(120_000),
+  /** Where the built frontends are (`<dir>/shell/dist`, `<dir>/<remote>/dist`). */
+  FRONTENDS_DIR: z.string().min(1).default('frontends'),
+  /** Remotes served from elsewhere than this gateway, or moved (see frontends.ts). */
+  MF_REMOTES: remotesSchema,
   AUTH_URL: env.url(),
   RECORDS_URL: env.url(),
   LINKING_URL: env.url(),

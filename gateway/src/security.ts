@@ -4,21 +4,22 @@ import type { Middleware } from 'koa';
 import helmet from 'koa-helmet';
 
 /**
- * Security headers for every response. The content-security policy allows only our own origin:
- * scripts, styles, images, fonts and calls all come from the gateway; inline styles are allowed
- * because the UI library injects them; nothing may frame the app.
+ * Security headers for every response. The content-security policy allows our own origin, plus
+ * the origins of remotes served from elsewhere (`remoteOrigins`: their scripts load as <script>
+ * and their manifests by fetch); inline styles are allowed because the UI library injects them;
+ * no inline scripts, no eval; nothing may frame the app.
  */
-export function securityHeaders(): Middleware {
+export function securityHeaders(remoteOrigins: readonly string[] = []): Middleware {
   return helmet({
     contentSecurityPolicy: {
       useDefaults: false,
       directives: {
         defaultSrc: ["'self'"],
-        scriptSrc: ["'self'"],
+        scriptSrc: ["'self'", ...remoteOrigins],
         styleSrc: ["'self'", "'unsafe-inline'"],
         imgSrc: ["'self'", 'data:', 'blob:'],
         fontSrc: ["'self'", 'data:'],
-        connectSrc: ["'self'"],
+        connectSrc: ["'self'", ...remoteOrigins],
         objectSrc: ["'none'"],
         baseUri: ["'self'"],
         formAction: ["'self'"],

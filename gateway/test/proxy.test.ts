@@ -27,7 +27,10 @@ describe('routing', () => {
     expect(anon.body).toEqual({ message: 'Not signed in', code: ERROR_CODES.unauthenticated });
     await request(gw.server).post('/api/contact-admin').send({ subject: 'a', message: 'b' }).expect(401);
     await request(gw.server).get('/api/auth/user').expect(401);
-    await request(gw.server).get('/internal/users/000000000000000000000000').expect(404);
+    // A service's internal path is never forwarded: outside /api the gateway only serves the app.
+    const internal = await request(gw.server).get('/internal/users/000000000000000000000000');
+    expect(internal.type).not.toBe('application/json');
+    expect(internal.text).not.toContain('000000000000000000000000');
   });
 
   it('never lets a client vouch for itself with an identity header', async () => {

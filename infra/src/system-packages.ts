@@ -24,13 +24,18 @@ export function findCommand(command: string): string | undefined {
  * Makes sure each command exists, installing its Debian package when it does not. Needs apt-get
  * and root (or sudo); otherwise fails with a message saying exactly what to install.
  */
-export function ensureDebianPackages(needs: Array<{ command: string; pkg: string }>, log = console.error): void {
-  const missing = needs.filter((n) => !findCommand(n.command));
+export type DebianNeed = { command: string; pkg: string } | { file: string; pkg: string };
+
+const present = (n: DebianNeed) => ('command' in n ? findCommand(n.command) !== undefined : existsSync(n.file));
+const what = (n: DebianNeed) => ('command' in n ? n.command : n.file);
+
+export function ensureDebianPackages(needs: DebianNeed[], log = console.error): void {
+  const missing = needs.filter((n) => !present(n));
   if (missing.length === 0) return;
   const pkgs = [...new Set(missing.map((m) => m.pkg))];
   const manual = `Install them yourself (Debian/Ubuntu: sudo apt-get install -y ${pkgs.join(' ')}) and run again.`;
   if (process.platform !== 'linux' || !existsSync('/usr/bin/apt-get')) {
-    throw new Error(`Missing ${missing.map((m) => m.command).join(', ')} and no apt-get here. ${manual}`);
+    throw new Error(`Missing ${missing.map(what).join(', ')} and no apt-get here. ${manual}`);
   }
   const isRoot = process.getuid?.() === 0;
   const sudo = isRoot ? [] : findCommand('sudo') ? ['sudo', '-n'] : undefined;
@@ -50,13 +55,18 @@ export function ensureDebianPackages(needs: Array<{ command: string; pkg: string
       throw new Error(`apt-get could not install ${pkgs.join(' ')}. ${manual}`);
     }
   }
-  const still = missing.filter((m) => !findCommand(m.command));
-  if (still.length)
-    throw new Error(`Installed ${pkgs.join(' ')} but ${still.map((m) => m.command).join(', ')} is still missing.`);
+  const still = missing.filter((m) => !present(m));
+  if (still.length) throw new Error(`Installed ${pkgs.join(' ')} but ${still.map(what).join(', ')} is still missing.`);
 }
 
 /** The servers local runs and tests start (Debian's packages). */
 export const SERVER_PACKAGES = [
   { command: 'nats-server', pkg: 'nats-server' },
   { command: 'redis-server', pkg: 'redis-server' },
+];
+
+/** The browser the screen tests drive (playwright-core with Debian's Chromium), and a font for it. */
+export const BROWSER_PACKAGES: DebianNeed[] = [
+  { command: 'chromium', pkg: 'chromium' },
+  { file: '/usr/share/fonts/truetype/liberation/LiberationSans-Regular.ttf', pkg: 'fonts-liberation' },
 ];

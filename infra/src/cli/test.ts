@@ -4,7 +4,7 @@
 import { spawnSync } from 'node:child_process';
 import { ensureFerretdbBinary } from '../ferretdb.ts';
 import { REPO_ROOT } from '../paths.ts';
-import { ensureDebianPackages, SERVER_PACKAGES } from '../system-packages.ts';
+import { BROWSER_PACKAGES, ensureDebianPackages, SERVER_PACKAGES } from '../system-packages.ts';
 
 const results: Array<[string, number, boolean]> = [];
 
@@ -18,8 +18,8 @@ function step(name: string, command: string, args: string[]): boolean {
 }
 
 // The end-to-end test of `npm start` always runs the embedded servers, so they are needed even
-// when the other tests use servers from the environment.
-ensureDebianPackages(SERVER_PACKAGES);
+// when the other tests use servers from the environment; the screen tests need Chromium.
+ensureDebianPackages([...SERVER_PACKAGES, ...BROWSER_PACKAGES]);
 ensureFerretdbBinary();
 
 const vitestArgs = process.argv.slice(2);

@@ -1,0 +1,3 @@
+import { defineFrontend } from '@nrad/frontend-build';
+
+export default defineFrontend({ name: 'settings', kind: 'remote', exposes: { './Settings': './src/Settings.tsx' } });

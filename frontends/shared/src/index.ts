@@ -1,0 +1,17 @@
+export { ApiError, apiRequest, messageOf, throwIfNotOk } from './api.ts';
+export { USER_QUERY_KEY, useCurrentUser } from './auth.ts';
+export {
+  DEFAULT_FONT_SIZE,
+  FONT_SIZE_KEY,
+  FONT_SIZES,
+  type FontSize,
+  FontSizeProvider,
+  fontSizePx,
+  storedFontSize,
+  useFontSize,
+} from './font-size.tsx';
+export { formatUsd } from './format.ts';
+export { ORGANIZATION_COLORS, organizationColor, organizationName } from './organizations.ts';
+export { createQueryClient, defaultQueryFn } from './query.ts';
+export { TOAST_SECONDS, type Toast, ToastProvider, useToast } from './toast.tsx';
+export * from './ui-core.ts';

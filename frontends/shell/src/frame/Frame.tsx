@@ -1,0 +1,151 @@
+import { DownOutlined, UserOutlined } from '@ant-design/icons';
+import type { PublicUser } from '@nrad/contracts';
+import {
+  apiRequest,
+  Button,
+  Flex,
+  Layout,
+  organizationColor,
+  organizationName,
+  Popover,
+  Tag,
+  theme,
+  useToast,
+} from '@nrad/shared';
+import { type ReactNode, useState } from 'react';
+import { Link, useLocation } from 'wouter';
+import { DATABASE_TITLE } from '../constants.ts';
+import { activeItem, navigationItems } from './navigation.ts';
+
+/** How long the sign-out toast shows before the page reloads at /. */
+const SIGN_OUT_RELOAD_MS = 600;
+
+/** The user menu: Settings, and Sign Out ("Signing out..." and disabled while it runs). */
+function UserMenu({ user }: { user: PublicUser }) {
+  const toast = useToast();
+  const [, navigate] = useLocation();
+  const [open, setOpen] = useState(false);
+  const [signingOut, setSigningOut] = useState(false);
+
+  const signOut = async () => {
+    setSigningOut(true);
+    try {
+      await apiRequest('POST', '/api/auth/logout');
+      toast.success('Success', 'Successfully logged out');
+      setTimeout(() => window.location.assign('/'), SIGN_OUT_RELOAD_MS);
+    } catch {
+      toast.error('Error', 'Failed to logout');
+      setSigningOut(false);
+    }
+  };
+
+  const items = (
+    <Flex vertical role="menu" aria-label="User menu" style={{ minWidth: 140 }}>
+      <Button
+        type="text"
+        role="menuitem"
+        style={{ textAlign: 'left', justifyContent: 'flex-start' }}
+        onClick={() => {
+          setOpen(false);
+          navigate('/settings');
+        }}
+      >
+        Settings
+      </Button>
+      <Button
+        type="text"
+        role="menuitem"
+        style={{ textAlign: 'left', justifyContent: 'flex-start' }}
+        disabled={signingOut}
+        onClick={() => void signOut()}
+      >
+        {signingOut ? 'Signing out...' : 'Sign Out'}
+      </Button>
+    </Flex>
+  );
+  return (
+    <Popover content={items} trigger="click" placement="bottomRight" open={open} onOpenChange={setOpen} arrow={false}>
+      <Button type="text" icon={<UserOutlined />} aria-haspopup="menu" aria-expanded={open}>
+        <span data-testid="user-name">{user.name}</span> <DownOutlined />
+      </Button>
+    </Popover>
+  );
+}
+
+/** SPEC §2 top navigation, the active item highlighted. */
+function Navigation({ user }: { user: PublicUser }) {
+  const [pathname] = useLocation();
+  const { token } = theme.useToken();
+  const active = activeItem(pathname);
+  return (
+    <nav
+      aria-label="Main navigation"
+      style={{
+        display: 'flex',
+        gap: 4,
+        padding: '0 16px',
+        background: token.colorBgContainer,
+        borderBottom: `1px solid ${token.colorBorderSecondary}`,
+      }}
+    >
+      {navigationItems(user.organization).map((item) => {
+        const current = item.key === active;
+        return (
+          <Link
+            key={item.key}
+            href={item.key}
+            aria-current={current ? 'page' : undefined}
+            style={{
+              padding: '12px 16px',
+              color: current ? token.colorPrimary : token.colorText,
+              borderBottom: `2px solid ${current ? token.colorPrimary : 'transparent'}`,
+              fontWeight: current ? 600 : 400,
+              textDecoration: 'none',
+            }}
+          >
+            {item.label}
+          </Link>
+        );
+      })}
+    </nav>
+  );
+}
+
+/**
+ * The frame of every signed-in screen (SPEC §2): the header with the database title, the full
+ * organization name, the organization badge and the user's name with its menu, and the top
+ * navigation.
+ */
+export default function Frame({ user, children }: { user: PublicUser; children: ReactNode }) {
+  const { token } = theme.useToken();
+  return (
+    <Layout style={{ minHeight: '100vh' }}>
+      <Layout.Header
+        style={{
+          background: token.colorBgContainer,
+          height: 'auto',
+          lineHeight: 1.4,
+          padding: '12px 24px',
+          borderBottom: `1px solid ${token.colorBorderSecondary}`,
+        }}
+      >
+        <Flex align="center" justify="space-between" gap={16} wrap>
+          <div>
+            <div style={{ fontSize: token.fontSizeHeading4, fontWeight: 600 }}>{DATABASE_TITLE}</div>
+            <div style={{ color: token.colorTextSecondary }} data-testid="organization-name">
+              {organizationName(user.organization)}
+            </div>
+          </div>
+          <Flex align="center" gap={8}>
+            <Tag color={organizationColor(user.organization)} data-testid="organization-badge">
+              {user.organization}
+            </Tag>
+            <UserMenu user={user} />
+          </Flex>
+        </Flex>
+      </Layout.Header>
+      <Navigation user={user} />
+      <Layout.Content style={{ padding: 24 }}>{children}</Layout.Content>
+    </Layout>
+  );
+}

@@ -1,0 +1,27 @@
+/**
+ * Which remote draws which signed-in route (SPEC §2). The shell knows the routes when it is
+ * built; where each remote lives it learns at run time from the gateway's manifest
+ * (/mf/remotes.json), so a remote can move or be redeployed without rebuilding the shell.
+ */
+export interface RemoteRoute {
+  readonly path: string;
+  /** The remote's name in the manifest. */
+  readonly remote: string;
+  /** The module it exposes for this screen (`./<module>`). */
+  readonly module: string;
+  /** The screen's name, for messages. */
+  readonly title: string;
+}
+
+export const REMOTE_ROUTES: readonly RemoteRoute[] = [
+  { path: '/', remote: 'dashboard', module: 'Dashboard', title: 'Dashboard' },
+  { path: '/dashboard', remote: 'dashboard', module: 'Dashboard', title: 'Dashboard' },
+  { path: '/records', remote: 'records', module: 'AddRecord', title: 'Add New Record' },
+  { path: '/record/:id', remote: 'records', module: 'RecordDetails', title: 'Record Details' },
+  { path: '/record/:id/edit', remote: 'records', module: 'EditRecord', title: 'Edit Record' },
+  { path: '/deleted-records', remote: 'records', module: 'DeletedRecords', title: 'Deleted Records' },
+  { path: '/search', remote: 'search', module: 'Search', title: 'Search Records' },
+  { path: '/batch-upload', remote: 'ingest', module: 'BatchUpload', title: 'Batch Upload' },
+  { path: '/admin', remote: 'admin', module: 'Admin', title: 'Admin Panel' },
+  { path: '/settings', remote: 'settings', module: 'Settings', title: 'Settings' },
+];
