@@ -3,35 +3,14 @@
  * register → sign in → header → display name → font size across a reload → message to the
  * administrator → sign out. Screenshots of each screen go to frontends/e2e/screenshots/.
  */
-import path from 'node:path';
-import type { Page } from 'playwright-core';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { newPerson, SCREENSHOTS_DIR, startWebStack, type WebStack } from './web-stack.ts';
+import { register, shot, signIn, toast } from './helpers.ts';
+import { newPerson, startWebStack, type WebStack } from './web-stack.ts';
 
 let web: WebStack;
 beforeAll(async () => {
   web = await startWebStack();
 });
-
-const shot = (page: Page, name: string) =>
-  page.screenshot({ path: path.join(SCREENSHOTS_DIR, `${name}.png`), fullPage: true });
-const toast = (page: Page, text: string) => page.locator('.ant-notification-notice').filter({ hasText: text });
-
-async function register(page: Page, person: ReturnType<typeof newPerson>) {
-  await page.goto('/register');
-  await page.getByLabel('Full Name').fill(person.name);
-  await page.getByLabel('Email Address').fill(person.email);
-  await page.getByLabel('Password', { exact: true }).fill(person.password);
-  await page.getByLabel('Role').fill(person.role);
-  await page.getByText(`${person.organization} - `, { exact: false }).click();
-  await page.getByRole('button', { name: 'Register Account' }).click();
-}
-
-async function signIn(page: Page, email: string, password: string) {
-  await page.getByLabel('Email Address').fill(email);
-  await page.getByLabel('Password', { exact: true }).fill(password);
-  await page.getByRole('button', { name: 'Sign In' }).click();
-}
 
 describe('a new user in Chromium', () => {
   it('registers, signs in, uses the header and Settings, and signs out', async () => {

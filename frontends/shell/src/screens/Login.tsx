@@ -44,7 +44,7 @@ export function Login() {
 
   return (
     <AuthCard title={DATABASE_TITLE}>
-      <Form<LoginValues> layout="vertical" onFinish={submit} requiredMark={false} disabled={busy}>
+      <Form<LoginValues> noValidate layout="vertical" onFinish={submit} requiredMark={false} disabled={busy}>
         <Form.Item
           label="Email Address"
           name="email"

@@ -39,7 +39,7 @@ export function Register() {
 
   return (
     <AuthCard title="Create Account" subtitle="Register for system access">
-      <Form<RegisterRequest> layout="vertical" onFinish={submit} requiredMark={false} disabled={busy}>
+      <Form<RegisterRequest> noValidate layout="vertical" onFinish={submit} requiredMark={false} disabled={busy}>
         <Form.Item label="Full Name" name="name" validateTrigger="onSubmit" rules={[zodRule(shape.name)]}>
           <Input autoComplete="name" />
         </Form.Item>
