@@ -13,6 +13,18 @@ const shared = {
 const project = (name: string, root: string) => ({
   test: { ...shared, name, root, include: ['src/**/*.test.ts', 'scripts/**/*.test.ts', 'test/**/*.test.ts'] },
 });
+// Screens and browser code: components in happy-dom (the services they call run in a process of
+// their own, see gateway/test/spawn-stack.ts), with Testing Library's matchers.
+const screens = (name: string, root: string) => ({
+  test: {
+    ...shared,
+    name,
+    root,
+    environment: 'happy-dom',
+    include: ['src/**/*.test.{ts,tsx}', 'test/**/*.test.{ts,tsx}'],
+    setupFiles: [fileURLToPath(new URL('./frontends/shared/test/setup.ts', import.meta.url))],
+  },
+});
 
 export default defineConfig({
   test: {
@@ -27,6 +39,9 @@ export default defineConfig({
       project('linking', './services/linking'),
       project('gateway', './gateway'),
       project('e2e', './frontends/e2e'),
+      screens('shared', './frontends/shared'),
+      screens('shell', './frontends/shell'),
+      screens('settings', './frontends/settings'),
       project('bench', './bench'),
     ],
   },

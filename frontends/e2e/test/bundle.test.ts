@@ -81,7 +81,7 @@ describe('bundle budget', () => {
       },
     };
     writeFileSync(path.join(SCREENSHOTS_DIR, 'bundle-report.json'), `${JSON.stringify(report, null, 2)}\n`);
-    console.log(`bundle budget: ${JSON.stringify(report)}`);
+    process.stdout.write(`bundle budget: ${JSON.stringify(report)}\n`);
 
     expect(visitor.bytes).toBeLessThan(SHELL_BUDGET_BYTES);
     expect(frame.bytes).toBeLessThan(SHELL_BUDGET_BYTES);

@@ -1,0 +1,109 @@
+/**
+ * The services of the gateway's tests, without vitest: auth, records and linking on real ports
+ * and gateways in front of them, in a namespace the caller gives and closes (stack.ts wraps it for
+ * test files; serve-stack.ts runs it in a process of its own for tests in a browser environment).
+ */
+import { createApp as createAuthApp } from '@nrad/auth-service/app';
+import { authTestConfig } from '@nrad/auth-service/test-support';
+import type { TestNamespace } from '@nrad/infra/harness';
+import { createApp as createLinkingApp } from '@nrad/linking-service/app';
+import { linkingTestConfig } from '@nrad/linking-service/test-support';
+import { createApp as createRecordsApp } from '@nrad/records-service/app';
+import { recordsTestConfig } from '@nrad/records-service/test-support';
+import { closeServer, connectBus, connectMongo, createLogger, listen } from '@nrad/service-kit';
+import { Redis } from 'ioredis';
+import { createGateway } from '../src/app.ts';
+import { type GatewayConfig, GatewayConfigSchema } from '../src/config.ts';
+
+export const IDENTITY_SECRET = 'i'.repeat(40);
+export const ADMIN = { email: 'admin@nrad.test', password: 'admin-password-123' };
+
+/** The stack of startAuthStack in a namespace given by the caller, who closes it (no vitest needed). */
+export async function createAuthStack(t: TestNamespace) {
+  const logger = createLogger({ name: 'gateway-test', level: 'silent' });
+  const authConfig = authTestConfig({
+    identitySecret: IDENTITY_SECRET,
+    mongoUrl: t.mongoUrl,
+    dbName: t.db('auth'),
+    admin: ADMIN,
+  });
+  const db = await connectMongo({ url: authConfig.MONGO_URL, dbName: authConfig.MONGO_DB });
+  const { app: authApp } = await createAuthApp({ config: authConfig, db, logger });
+  const authServer = await listen(authApp, 0, '127.0.0.1');
+  const authUrl = `http://127.0.0.1:${authServer.port}`;
+  const recordsConfig = recordsTestConfig({
+    identitySecret: IDENTITY_SECRET,
+    mongoUrl: t.mongoUrl,
+    natsUrl: t.natsUrl,
+    dbName: t.db('records'),
+    stream: t.stream('RECORDS'),
+    subjectPrefix: t.subject('records'),
+    linksStream: t.stream('LINKS'),
+    linksSubjectPrefix: t.subject('links'),
+  });
+  const recordsDb = await connectMongo({ url: recordsConfig.MONGO_URL, dbName: recordsConfig.MONGO_DB });
+  const bus = await connectBus({ url: recordsConfig.NATS_URL, name: 'gateway-test' });
+  const records = await createRecordsApp({ config: recordsConfig, db: recordsDb, bus, logger });
+  const recordsServer = await listen(records.app, 0, '127.0.0.1');
+  const linkingConfig = linkingTestConfig({
+    identitySecret: IDENTITY_SECRET,
+    mongoUrl: t.mongoUrl,
+    natsUrl: t.natsUrl,
+    dbName: t.db('linking'),
+    recordsStream: recordsConfig.RECORDS_STREAM,
+    recordsSubjectPrefix: recordsConfig.RECORDS_SUBJECT_PREFIX,
+    linksStream: t.stream('LINKS'),
+    linksSubjectPrefix: t.subject('links'),
+  });
+  const linkingDb = await connectMongo({ url: linkingConfig.MONGO_URL, dbName: linkingConfig.MONGO_DB });
+  const linking = await createLinkingApp({ config: linkingConfig, db: linkingDb, bus, logger });
+  const linkingServer = await listen(linking.app, 0, '127.0.0.1');
+  const redis = new Redis(t.redisUrl);
+  const closers: Array<() => unknown> = [];
+
+  /** A gateway (in-process app) with these settings over the defaults. */
+  function gateway(overrides: Record<string, string> = {}) {
+    const config: GatewayConfig = GatewayConfigSchema.parse({
+      REDIS_URL: t.redisUrl,
+      REDIS_PREFIX: `${t.redisPrefix}gw:`,
+      IDENTITY_SECRET,
+      SESSION_SECRET: 's'.repeat(40),
+      AUTH_URL: authUrl,
+      RECORDS_URL: `http://127.0.0.1:${recordsServer.port}`,
+      LINKING_URL: `http://127.0.0.1:${linkingServer.port}`,
+      TRUST_PROXY: 'true',
+      ...overrides,
+    });
+    const gw = createGateway({ config, redis, logger });
+    closers.push(gw.close);
+    return { server: gw.app.callback(), config };
+  }
+
+  const close = async () => {
+    for (const close of closers) await close();
+    redis.disconnect();
+    await authServer.close();
+    await recordsServer.close();
+    await linkingServer.close();
+    await linking.stop();
+    await records.stop();
+    await bus.nc.close();
+    await Promise.all([db.close(), recordsDb.close(), linkingDb.close()]);
+  };
+
+  return {
+    close,
+    t,
+    redis,
+    authUrl,
+    authPort: authServer.port,
+    gateway,
+    db,
+    bus,
+    recordsDb,
+    recordsStream: recordsConfig.RECORDS_STREAM,
+    linkingDb,
+    linksStream: linkingConfig.LINKS_STREAM,
+    closeAuth: () => closeServer(authServer.server),
+  };
+}
