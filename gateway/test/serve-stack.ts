@@ -6,7 +6,7 @@
  */
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import type { TestNamespace } from '@nrad/infra/harness';
+import { namespaceFor } from '@nrad/infra/harness/namespace';
 import { createAuthStack } from './auth-stack.ts';
 
 const env = process.env;
@@ -15,16 +15,7 @@ if (!ns || !env.MONGO_URL || !env.NATS_URL || !env.REDIS_URL) {
   console.error('serve-stack: NRAD_TEST_NS, MONGO_URL, NATS_URL and REDIS_URL are required');
   process.exit(2);
 }
-const t: TestNamespace = {
-  ns,
-  mongoUrl: env.MONGO_URL,
-  natsUrl: env.NATS_URL,
-  redisUrl: env.REDIS_URL,
-  db: (name) => `${ns}_${name}`,
-  redisPrefix: `${ns}:`,
-  stream: (name) => `${ns}_${name}`,
-  subject: (name) => `${ns}.${name}`,
-};
+const t = namespaceFor(ns, { mongoUrl: env.MONGO_URL, natsUrl: env.NATS_URL, redisUrl: env.REDIS_URL });
 const stack = await createAuthStack(t);
 const { server } = stack.gateway({
   TRUST_PROXY: 'false',

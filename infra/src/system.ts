@@ -134,6 +134,7 @@ export async function startSystem(options: SystemOptions): Promise<RunningSystem
       REDIS_URL: infra.redisUrl,
       IDENTITY_SECRET: secrets.identitySecret,
       SESSION_SECRET: secrets.sessionSecret,
+      ...(options.env?.MF_REMOTES ? { MF_REMOTES: options.env.MF_REMOTES } : {}),
       ...serviceUrls,
     });
   } catch (err) {

@@ -67,6 +67,15 @@ describe('npm start', () => {
     const anon = new SpecClient(first.url);
     expect((await anon.get('/api/health')).status).toBe(200);
     expect((await anon.get('/api/auth/user')).status).toBe(401);
+    // The web app: the shell at every screen path, the settings remote in the manifest.
+    for (const screen of ['/', '/login', '/settings']) {
+      const page = await fetch(`${first.url}${screen}`);
+      expect(page.headers.get('content-type'), screen).toContain('text/html');
+      expect(await page.text(), screen).toContain('<div id="root">');
+    }
+    expect(await (await fetch(`${first.url}/mf/remotes.json`)).json()).toEqual({
+      remotes: [{ name: 'settings', entry: '/mf/settings/mf-manifest.json' }],
+    });
 
     const users: Record<string, { email: string; password: string }> = {};
     const recordIds: Record<string, string> = {};

@@ -1,11 +1,12 @@
 /**
- * `nrad-frontend-build [--watch]`, run in a frontend's folder: builds it with its
- * frontend.config.ts, writes a `.gz` beside every text file (the gateway serves those to browsers
- * that take gzip) and prints each JavaScript file's size.
+ * `nrad-frontend-build [--watch] [--force]`, run in a frontend's folder: builds it with its
+ * frontend.config.ts (unless nothing it reads changed since the last build), writes a `.gz` beside
+ * every text file (the gateway serves those to browsers that take gzip) and prints the sizes.
  */
-import { readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { pathToFileURL } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import { gzipSync } from 'node:zlib';
 import { rspack, type Stats } from '@rspack/core';
 import type { FrontendDefinition } from './frontend.ts';
@@ -13,6 +14,8 @@ import { rspackConfig } from './rspack-config.ts';
 
 const appDir = process.cwd();
 const watch = process.argv.includes('--watch');
+const force = process.argv.includes('--force');
+const repoRoot = path.resolve(fileURLToPath(new URL('.', import.meta.url)), '../../..');
 const definition = (
   (await import(pathToFileURL(path.join(appDir, 'frontend.config.ts')).href)) as {
     default: FrontendDefinition;
@@ -25,6 +28,33 @@ function* files(dir: string): Generator<string> {
     if (statSync(full).isDirectory()) yield* files(full);
     else yield full;
   }
+}
+
+/**
+ * A digest of everything a build reads: the app's sources and settings, @nrad/shared, the build
+ * kit, the contracts and the lock file. The same digest as the last build: nothing to do (so
+ * `npm start` and tests that build do not rewrite files another process is serving).
+ */
+function inputsDigest(): string {
+  const hash = createHash('sha256');
+  const roots = [
+    path.join(appDir, 'src'),
+    path.join(appDir, 'frontend.config.ts'),
+    path.join(appDir, 'package.json'),
+    path.join(repoRoot, 'frontends', 'shared', 'src'),
+    path.join(repoRoot, 'frontends', 'build', 'src'),
+    path.join(repoRoot, 'contracts', 'src'),
+    path.join(repoRoot, 'package-lock.json'),
+  ];
+  for (const root of roots) {
+    if (!existsSync(root)) continue;
+    const list = statSync(root).isDirectory() ? [...files(root)].sort() : [root];
+    for (const file of list) {
+      if (/\.test\.tsx?$/.test(file)) continue;
+      hash.update(path.relative(repoRoot, file)).update('\0').update(readFileSync(file)).update('\0');
+    }
+  }
+  return hash.digest('hex');
 }
 
 function compress(dist: string): Array<{ file: string; bytes: number; gzip: number }> {
@@ -46,6 +76,8 @@ function report(stats: Stats | undefined, started: number): boolean {
   }
   if (stats.hasWarnings()) console.warn(stats.toString({ colors: false, preset: 'errors-warnings' }));
   const sizes = compress(path.join(appDir, 'dist'));
+  mkdirSync(path.dirname(stamp), { recursive: true });
+  writeFileSync(stamp, digest);
   const kb = (n: number) => `${(n / 1024).toFixed(1)} KB`;
   const total = sizes.reduce((s, f) => s + f.gzip, 0);
   console.error(
@@ -56,6 +88,13 @@ function report(stats: Stats | undefined, started: number): boolean {
         .join(', ')}`,
   );
   return true;
+}
+
+const stamp = path.join(appDir, 'dist', '.inputs');
+const digest = inputsDigest();
+if (!watch && !force && existsSync(stamp) && readFileSync(stamp, 'utf8') === digest) {
+  console.error(`${definition.name} is up to date (nrad-frontend-build --force rebuilds it)`);
+  process.exit(0);
 }
 
 const compiler = rspack(rspackConfig(definition, appDir));

@@ -4,45 +4,17 @@ import { connect } from '@nats-io/transport-node';
 import { Redis } from 'ioredis';
 import mongoose from 'mongoose';
 import { afterAll, inject } from 'vitest';
+import { namespaceFor, type TestNamespace } from './namespace.ts';
 import './provided.ts';
 
 export { freePort, waitUntil } from '../ports.ts';
-
-/**
- * The infrastructure of this test run (started once by the global setup) and a namespace that is
- * this test file's alone: its database names, Redis key prefix and JetStream stream names and
- * subjects start with it, so test files never see each other's data, in parallel or in sequence.
- * Everything under the namespace is removed after the file's tests, whether they passed or not.
- */
-export interface TestNamespace {
-  ns: string;
-  mongoUrl: string;
-  natsUrl: string;
-  redisUrl: string;
-  /** A database name of this namespace, e.g. `t1a2b3c_auth`. */
-  db(name: string): string;
-  /** A Redis key prefix of this namespace, e.g. `t1a2b3c:`. */
-  redisPrefix: string;
-  /** A JetStream stream name of this namespace, e.g. `t1a2b3c_RECORDS`. */
-  stream(name: string): string;
-  /** A subject of this namespace, e.g. `t1a2b3c.records.created`. */
-  subject(name: string): string;
-}
+export { namespaceFor, type TestNamespace } from './namespace.ts';
 
 export function testNamespace(): TestNamespace {
   const infra = inject('infra');
   const ns = `t${Date.now().toString(36)}${randomBytes(3).toString('hex')}`;
   afterAll(() => cleanupNamespace(infra, ns), 60_000);
-  return {
-    ns,
-    mongoUrl: infra.mongoUrl,
-    natsUrl: infra.natsUrl,
-    redisUrl: infra.redisUrl,
-    db: (name) => `${ns}_${name}`,
-    redisPrefix: `${ns}:`,
-    stream: (name) => `${ns}_${name}`,
-    subject: (name) => `${ns}.${name}`,
-  };
+  return namespaceFor(ns, infra);
 }
 
 async function cleanupNamespace(infra: { mongoUrl: string; natsUrl: string; redisUrl: string }, ns: string) {
