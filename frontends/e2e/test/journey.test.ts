@@ -42,7 +42,7 @@ describe('a new user in Chromium', () => {
     expect(await page.getByTestId('organization-name').textContent()).toBe('Customs');
     const badge = page.getByTestId('organization-badge');
     expect(await badge.textContent()).toBe('CUS');
-    expect(await badge.getAttribute('class')).toContain('ant-tag-gold');
+    expect(await badge.getAttribute('class')).toContain('ant-tag-yellow');
     const nav = page.getByRole('navigation', { name: 'Main navigation' });
     expect(await nav.getByRole('link').allTextContents()).toEqual([
       'Dashboard',

@@ -27,6 +27,14 @@ export function fontSizePx(size: FontSize): number {
   return FONT_SIZES.find((s) => s.value === size)!.px;
 }
 
+/**
+ * antd's theme for a font size: the text size and, in proportion, the height of inputs and
+ * buttons (32 px at the medium 16 px), so larger text still fits its controls.
+ */
+export function themeTokens(px: number): { fontSize: number; controlHeight: number } {
+  return { fontSize: px, controlHeight: Math.round(px * 2) };
+}
+
 interface FontSizeState {
   fontSize: FontSize;
   px: number;

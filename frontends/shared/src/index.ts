@@ -8,6 +8,7 @@ export {
   FontSizeProvider,
   fontSizePx,
   storedFontSize,
+  themeTokens,
   useFontSize,
 } from './font-size.tsx';
 export { formatUsd } from './format.ts';

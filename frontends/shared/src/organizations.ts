@@ -4,7 +4,7 @@ import { ORGANIZATION_NAMES, type Organization } from '@nrad/contracts';
 export const ORGANIZATION_COLORS: Readonly<Record<Organization, string>> = {
   BPS: 'blue',
   FIA: 'green',
-  CUS: 'gold',
+  CUS: 'yellow',
   ADMIN: 'purple',
 };
 

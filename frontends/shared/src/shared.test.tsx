@@ -19,7 +19,7 @@ describe('formatting', () => {
     expect(['BPS', 'FIA', 'CUS', 'ADMIN', 'XYZ', undefined].map(organizationColor)).toEqual([
       'blue',
       'green',
-      'gold',
+      'yellow',
       'purple',
       'default',
       'default',

@@ -6,12 +6,19 @@
 import { QueryClientProvider } from '@tanstack/react-query';
 import { render } from '@testing-library/react';
 import type { ReactNode } from 'react';
-import { ConfigProvider, createQueryClient, FontSizeProvider, ToastProvider, useFontSize } from '../src/index.ts';
+import {
+  ConfigProvider,
+  createQueryClient,
+  FontSizeProvider,
+  ToastProvider,
+  themeTokens,
+  useFontSize,
+} from '../src/index.ts';
 
 function Themed({ children }: { children: ReactNode }) {
   const { px } = useFontSize();
   return (
-    <ConfigProvider theme={{ token: { fontSize: px, motion: false } }}>
+    <ConfigProvider theme={{ token: { ...themeTokens(px), motion: false } }}>
       <ToastProvider>{children}</ToastProvider>
     </ConfigProvider>
   );

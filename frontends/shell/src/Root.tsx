@@ -1,4 +1,11 @@
-import { ConfigProvider, createQueryClient, FontSizeProvider, ToastProvider, useFontSize } from '@nrad/shared';
+import {
+  ConfigProvider,
+  createQueryClient,
+  FontSizeProvider,
+  ToastProvider,
+  themeTokens,
+  useFontSize,
+} from '@nrad/shared';
 import { QueryClientProvider } from '@tanstack/react-query';
 import { type ReactNode, useState } from 'react';
 import { Shell } from './Shell.tsx';
@@ -7,7 +14,7 @@ import { Shell } from './Shell.tsx';
 function Themed({ children }: { children: ReactNode }) {
   const { px } = useFontSize();
   return (
-    <ConfigProvider theme={{ token: { fontSize: px } }}>
+    <ConfigProvider theme={{ token: themeTokens(px) }}>
       <ToastProvider>{children}</ToastProvider>
     </ConfigProvider>
   );

@@ -31,6 +31,20 @@ describe('signed out', () => {
     gate.restore();
   });
 
+  it('says so when the session cannot be checked (the gateway is unreachable), and Retry asks again', async () => {
+    goTo('/');
+    const original = globalThis.fetch;
+    globalThis.fetch = (() => Promise.reject(new TypeError('Failed to fetch'))) as typeof fetch;
+    try {
+      renderScreen(<Shell />);
+      expect(await screen.findByText('NRAD cannot be reached right now')).toBeInTheDocument();
+    } finally {
+      globalThis.fetch = original;
+    }
+    await userEvent.setup().click(screen.getByRole('button', { name: 'Retry' }));
+    expect(await screen.findByRole('button', { name: 'Sign In' })).toBeInTheDocument();
+  });
+
   it('shows Register at /register, and the links move between the two', async () => {
     goTo('/register');
     const user = userEvent.setup();
