@@ -38,7 +38,8 @@ export default defineConfig({
       project('records', './services/records'),
       project('linking', './services/linking'),
       project('gateway', './gateway'),
-      project('e2e', './frontends/e2e'),
+      // Whole journeys in a real browser: minutes are allowed, not 30 seconds.
+      { test: { ...project('e2e', './frontends/e2e').test, testTimeout: 120_000 } },
       screens('shared', './frontends/shared'),
       screens('shell', './frontends/shell'),
       screens('settings', './frontends/settings'),
