@@ -43,6 +43,8 @@ export default defineConfig({
       screens('shared', './frontends/shared'),
       screens('shell', './frontends/shell'),
       screens('settings', './frontends/settings'),
+      screens('records-screens', './frontends/records'),
+      screens('search', './frontends/search'),
       project('bench', './bench'),
     ],
   },

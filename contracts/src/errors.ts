@@ -21,6 +21,10 @@ export const ERROR_CODES = {
   notFound: 'NOT_FOUND',
   conflict: 'CONFLICT',
   userExists: 'USER_EXISTS',
+  /** 409: the incident number belongs to another record (the form shows it on that field). */
+  incidentNumberTaken: 'INCIDENT_NUMBER_TAKEN',
+  /** 409: the record changed since the editor read it (the edit is refused, not merged). */
+  staleVersion: 'STALE_VERSION',
   internal: 'INTERNAL_ERROR',
   unavailable: 'SERVICE_UNAVAILABLE',
 } as const;

@@ -70,3 +70,11 @@ export const BROWSER_PACKAGES: DebianNeed[] = [
   { command: 'chromium', pkg: 'chromium' },
   { file: '/usr/share/fonts/truetype/liberation/LiberationSans-Regular.ttf', pkg: 'fonts-liberation' },
 ];
+
+/** The Chromium that screen tests and benchmarks drive: CHROMIUM_PATH, else Debian's. */
+export function chromiumPath(): string {
+  const candidates = [process.env.CHROMIUM_PATH, '/usr/bin/chromium', '/usr/bin/chromium-browser'];
+  const found = candidates.find((p): p is string => Boolean(p) && existsSync(p as string));
+  if (!found) throw new Error('Chromium is not installed: `npm test` installs it (apt-get install chromium)');
+  return found;
+}

@@ -6,8 +6,9 @@ import { type newPerson, SCREENSHOTS_DIR } from './web-stack.ts';
 export const shot = (page: Page, name: string) =>
   page.screenshot({ path: path.join(SCREENSHOTS_DIR, `${name}.png`), fullPage: true });
 
-/** The toast holding a text (antd notifications). */
-export const toast = (page: Page, text: string) => page.locator('.ant-notification-notice').filter({ hasText: text });
+/** The toast holding a text (antd notifications; the last one may still be fading out). */
+export const toast = (page: Page, text: string) =>
+  page.locator('.ant-notification-notice').filter({ hasText: text }).last();
 
 export async function fillRegister(page: Page, person: ReturnType<typeof newPerson>) {
   await page.getByLabel('Full Name').fill(person.name);

@@ -111,10 +111,10 @@ describe('a new user in Chromium', () => {
     expect(stored).toHaveLength(1);
     expect(stored[0]).toMatchObject({ userName: 'Renamed Person', userOrganization: 'CUS', status: 'open' });
 
-    // View Deleted Records leads to its route (its remote comes with the records screens).
+    // View Deleted Records leads to its screen (a new user's agency has deleted nothing).
     await page.getByRole('link', { name: 'View Deleted Records' }).click();
     await page.waitForURL('**/deleted-records');
-    await page.getByText('Deleted Records is not available right now').waitFor();
+    await page.getByText('No deleted records found').waitFor();
 
     // Sign out: "Signing out..." while it runs, then a full reload at /, signed out.
     await page.route('**/api/auth/logout', async (route) => {

@@ -3,26 +3,18 @@
  * NATS, Redis behind them, as in the gateway's tests), a gateway listening on a real port that
  * serves the built frontends, and Debian's Chromium driven by playwright-core.
  */
-import { existsSync, mkdirSync } from 'node:fs';
+import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { ADMIN, startAuthStack } from '@nrad/gateway/test-stack';
-import { REPO_ROOT } from '@nrad/infra';
+import { chromiumPath, REPO_ROOT } from '@nrad/infra';
 import { type Browser, type BrowserContext, chromium, type Page } from 'playwright-core';
-import { afterAll } from 'vitest';
+import { afterAll, beforeEach } from 'vitest';
 
 export const FRONTENDS_DIR = path.join(REPO_ROOT, 'frontends');
 export const SCREENSHOTS_DIR = path.join(FRONTENDS_DIR, 'e2e', 'screenshots');
 export { ADMIN };
-
-/** The Chromium to drive: CHROMIUM_PATH, else Debian's. */
-export function chromiumPath(): string {
-  const candidates = [process.env.CHROMIUM_PATH, '/usr/bin/chromium', '/usr/bin/chromium-browser'];
-  const found = candidates.find((p): p is string => Boolean(p) && existsSync(p as string));
-  if (!found) throw new Error('Chromium is not installed: `npm test` installs it (apt-get install chromium)');
-  return found;
-}
 
 function requireBuilt() {
   for (const file of ['shell/dist/index.html', 'settings/dist/mf-manifest.json']) {
@@ -38,7 +30,10 @@ export interface WebStack {
   /** Another gateway on the same services, with other settings (e.g. a remote moved away). */
   gateway(overrides: Record<string, string>): Promise<string>;
   /** A fresh browser context (its own cookies and storage) and page, with page errors collected. */
-  page(options?: { baseUrl?: string }): Promise<{ page: Page; context: BrowserContext; errors: string[] }>;
+  page(options?: {
+    baseUrl?: string;
+    timezoneId?: string;
+  }): Promise<{ page: Page; context: BrowserContext; errors: string[] }>;
 }
 
 async function listenOn(handler: Parameters<typeof createServer>[1]): Promise<{ url: string; server: Server }> {
@@ -84,9 +79,18 @@ export async function startWebStack(): Promise<WebStack> {
       const context = await browser.newContext({
         baseURL: options.baseUrl ?? url,
         viewport: { width: 1280, height: 800 },
+        ...(options.timezoneId ? { timezoneId: options.timezoneId } : {}),
       });
       const page = await context.newPage();
+      openPages.push(page);
       const errors: string[] = [];
+      const log: string[] = [];
+      pageLogs.set(page, log);
+      page.on('console', (m) => log.push(`console.${m.type()}: ${m.text()}`));
+      page.on('requestfailed', (r) => log.push(`request failed: ${r.method()} ${r.url()} ${r.failure()?.errorText}`));
+      page.on('response', (r) => {
+        if (r.status() >= 400) log.push(`${r.status()} ${r.request().method()} ${r.url()}`);
+      });
       page.on('pageerror', (e) => errors.push(String(e)));
       page.on('console', (m) => {
         if (m.type() === 'error') errors.push(m.text());
@@ -95,6 +99,26 @@ export async function startWebStack(): Promise<WebStack> {
     },
   };
 }
+
+// A failed test leaves a screenshot of each page it opened (frontends/e2e/screenshots/failed-*).
+// Registered when a test file imports this module, for each of its tests.
+const openPages: Page[] = [];
+const pageLogs = new WeakMap<Page, string[]>();
+beforeEach((ctx) => {
+  openPages.length = 0;
+  ctx.onTestFailed(async () => {
+    const name = ctx.task.name.replace(/[^a-z0-9]+/gi, '-').slice(0, 60);
+    for (const [i, page] of openPages.entries()) {
+      if (!page.isClosed()) {
+        await page
+          .screenshot({ path: path.join(SCREENSHOTS_DIR, `failed-${name}-${i}.png`), fullPage: true })
+          .catch(() => undefined);
+        const log = pageLogs.get(page) ?? [];
+        writeFileSync(path.join(SCREENSHOTS_DIR, `failed-${name}-${i}.log`), `${log.join('\n')}\n`);
+      }
+    }
+  });
+});
 
 let n = 0;
 /** A new user's registration fields. */

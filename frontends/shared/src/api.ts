@@ -51,3 +51,28 @@ export async function apiRequest<T = unknown>(method: string, url: string, body?
   const text = await response.text();
   return (text ? JSON.parse(text) : undefined) as T;
 }
+
+/** One page of a list answer: the items, the whole list's size and the next page's cursor. */
+export interface Page<T> {
+  items: T[];
+  total: number;
+  nextCursor: string | undefined;
+}
+
+/** A paged list call (records lists answer an array plus X-Total-Count and X-Next-Cursor). */
+export async function apiPage<T>(method: string, url: string, body?: unknown): Promise<Page<T>> {
+  const response = await fetch(url, {
+    method,
+    credentials: 'include',
+    headers: body === undefined ? {} : { 'Content-Type': 'application/json' },
+    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+  });
+  await throwIfNotOk(response);
+  const items = (await response.json()) as T[];
+  const total = Number(response.headers.get('x-total-count') ?? items.length);
+  return {
+    items,
+    total: Number.isFinite(total) ? total : items.length,
+    nextCursor: response.headers.get('x-next-cursor') ?? undefined,
+  };
+}

@@ -1,4 +1,4 @@
-export { ApiError, apiRequest, messageOf, throwIfNotOk } from './api.ts';
+export { ApiError, apiPage, apiRequest, messageOf, type Page, throwIfNotOk } from './api.ts';
 export { USER_QUERY_KEY, useCurrentUser } from './auth.ts';
 export {
   DEFAULT_FONT_SIZE,
@@ -11,8 +11,9 @@ export {
   themeTokens,
   useFontSize,
 } from './font-size.tsx';
-export { formatUsd } from './format.ts';
+export { formatDate, formatMoment, formatUsd, sumAmounts } from './format.ts';
 export { ORGANIZATION_COLORS, organizationColor, organizationName } from './organizations.ts';
 export { createQueryClient, defaultQueryFn } from './query.ts';
+export * from './records.ts';
 export { TOAST_SECONDS, type Toast, ToastProvider, useToast } from './toast.tsx';
 export * from './ui-core.ts';

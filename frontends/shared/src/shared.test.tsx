@@ -2,7 +2,7 @@ import { act, render, screen } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import { describe, expect, it } from 'vitest';
 import { FONT_SIZE_KEY, FontSizeProvider, storedFontSize, useFontSize } from './font-size.tsx';
-import { formatUsd } from './format.ts';
+import { formatDate, formatMoment, formatUsd, sumAmounts } from './format.ts';
 import { organizationColor, organizationName } from './organizations.ts';
 
 describe('formatting', () => {
@@ -13,6 +13,22 @@ describe('formatting', () => {
     expect(formatUsd('')).toBe('$0.00');
     expect(formatUsd('abc')).toBe('$0.00');
     expect(formatUsd(null)).toBe('$0.00');
+  });
+
+  it('writes calendar dates as that day, MM/DD/YYYY, and a missing moment as the fallback', () => {
+    expect(formatDate('1980-05-01')).toBe('05/01/1980');
+    expect(formatDate('0999-12-31')).toBe('12/31/0999');
+    expect(formatDate('not a date')).toBe('not a date');
+    expect(formatDate(null)).toBe('');
+    expect(formatMoment(null, 'N/A')).toBe('N/A');
+    expect(formatMoment('garbage', 'N/A')).toBe('N/A');
+    expect(formatMoment('2026-11-23T12:00:00.000Z')).toMatch(/^11\/2[34]\/2026$/);
+  });
+
+  it('adds amounts exactly, in cents', () => {
+    expect(sumAmounts('0.1', '0.2', '0')).toBe('0.30');
+    expect(sumAmounts('99999999999.99', '0.01')).toBe('100000000000.00');
+    expect(sumAmounts('12.5', null, undefined, '')).toBe('12.50');
   });
 
   it('names organizations and colours their badges (unknown: gray)', () => {

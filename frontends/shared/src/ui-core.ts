@@ -4,5 +4,5 @@
  * it. Screens import antd only through these two modules (ADR 0008).
  */
 
-export type { FormProps } from 'antd';
+export type { FormInstance, FormProps } from 'antd';
 export { Button, ConfigProvider, Flex, Form, Input, Layout, Popover, Radio, Spin, Tag, theme } from 'antd';

@@ -6,5 +6,23 @@
  * import antd nowhere else.
  */
 
-export type { MenuProps } from 'antd';
-export { Alert, Card, Divider, Dropdown, Menu, Select, Space, Typography } from 'antd';
+export type { DescriptionsProps, MenuProps, TableProps } from 'antd';
+export {
+  Alert,
+  Card,
+  Checkbox,
+  Col,
+  Descriptions,
+  Divider,
+  Dropdown,
+  Empty,
+  InputNumber,
+  Menu,
+  Modal,
+  Row,
+  Select,
+  Space,
+  Table,
+  Tooltip,
+  Typography,
+} from 'antd';

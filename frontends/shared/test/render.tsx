@@ -4,7 +4,8 @@
  */
 
 import { QueryClientProvider } from '@tanstack/react-query';
-import { render } from '@testing-library/react';
+import { render, screen, waitFor } from '@testing-library/react';
+import type userEvent from '@testing-library/user-event';
 import type { ReactNode } from 'react';
 import {
   ConfigProvider,
@@ -66,4 +67,27 @@ export async function signedInAs(organization = 'FIA') {
   });
   if (!login.ok) throw new Error(`login: ${login.status}`);
   return person;
+}
+
+/**
+ * Chooses `option` in the antd Select labelled `label`: opens it, narrows a searchable one to the
+ * option (its list is virtual), and clicks the option.
+ */
+export async function pick(user: ReturnType<typeof userEvent.setup>, label: string, option: string) {
+  const box = screen.getByLabelText(label);
+  await user.click(box);
+  if (!(box as HTMLInputElement).readOnly) await user.type(box, option);
+  const item = await waitFor(() => {
+    const found = [...document.querySelectorAll('.ant-select-dropdown .ant-select-item-option')].find(
+      (o) => o.getAttribute('title') === option,
+    );
+    if (!found) throw new Error(`no option ${option} in ${label}`);
+    return found;
+  });
+  await user.click(item);
+  await waitFor(() => {
+    const select = box.closest('.ant-select');
+    if (select?.querySelector('.ant-select-content')?.textContent?.trim() !== option)
+      throw new Error(`${option} was not chosen in ${label}`);
+  });
 }

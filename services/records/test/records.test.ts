@@ -68,6 +68,7 @@ describe('create, read, edit, delete, restore', () => {
       .send({ ...edit, suspectName: 'Lost Edit', version: 1 })
       .expect(409);
     expect(stale.body.message).toMatch(/changed by someone else/);
+    expect(stale.body.code).toBe('STALE_VERSION');
     await api.put(`/api/records/${created.id}`).set('If-Match', '"1"').send(edit).expect(409);
     const now = await api.get(`/api/records/${created.id}`).expect(200);
     expect(now.body).toMatchObject({ suspectName: 'John Smyth', version: 2 });
@@ -112,7 +113,7 @@ describe('create, read, edit, delete, restore', () => {
       .post('/api/records')
       .send(recordBody({ incidentNumber: ` ${first.incidentNumber.toLowerCase()} ` }))
       .expect(409);
-    expect(dup.body).toEqual({ message: 'Incident number already exists', code: 'CONFLICT' });
+    expect(dup.body).toEqual({ message: 'Incident number already exists', code: 'INCIDENT_NUMBER_TAKEN' });
     // Another agency cannot take it either: the number is unique across the system (SPEC §3).
     const fia = await h.as(userOf('FIA'));
     await fia

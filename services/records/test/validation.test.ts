@@ -216,7 +216,7 @@ describe('POST /api/records refuses bad input', () => {
         409,
         'Incident number already exists',
       );
-      expect(res.body).toEqual({ message: 'Incident number already exists', code: ERROR_CODES.conflict });
+      expect(res.body).toEqual({ message: 'Incident number already exists', code: ERROR_CODES.incidentNumberTaken });
     }
     // Another agency's record holds the number just as well.
     await refused(
@@ -360,7 +360,7 @@ describe('PUT /api/records/{id} refuses bad input and changes nothing', () => {
     const putRefused = await untouchedRecord();
     for (const incidentNumber of [other.incidentNumber, other.incidentNumber.toLowerCase()]) {
       const res = await putRefused(incidentNumber, edit({ incidentNumber }), 409, 'Incident number already exists');
-      expect(res.body).toEqual({ message: 'Incident number already exists', code: ERROR_CODES.conflict });
+      expect(res.body).toEqual({ message: 'Incident number already exists', code: ERROR_CODES.incidentNumberTaken });
     }
   });
 

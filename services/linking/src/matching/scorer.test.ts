@@ -248,6 +248,12 @@ describe('scorePair: incident date and amount', () => {
     );
     expect(field(r, 'incidentDate').status).toBe('partial');
     expect(field(r, 'incidentDate').weight).toBeGreaterThan(0);
+    expect(field(r, 'incidentDate').detail).toBe('2 days apart');
+    const oneDay = scorePair(
+      rec({ ...base, incidentDate: '2024-03-10' }),
+      other({ ...base, incidentDate: '2024-03-11' }),
+    );
+    expect(field(oneDay, 'incidentDate').detail).toBe('1 day apart');
     expect(field(r, 'caseAmount').status).toBe('partial');
     expect(r.matchCriteria).toEqual({ suspectName: true, suspectDob: true, incidentDate: true, caseAmount: true });
   });

@@ -202,13 +202,15 @@ function missingDetail(leftPresent: boolean): string {
   return leftPresent ? 'missing or placeholder on the second record' : 'missing or placeholder on the first record';
 }
 
+const daysApart = (days: number) => `${days} day${days === 1 ? '' : 's'} apart`;
+
 function dobScore(a: PreparedDate | undefined, b: PreparedDate | undefined): FieldScore {
   if (!a || !b) return { field: 'suspectDob', status: 'missing', weight: 0, detail: missingDetail(Boolean(a)) };
   const c: DobComparison = compareDobs(a, b);
   if (c.level === 'exact') return { field: 'suspectDob', status: 'match', weight: c.weight, detail: 'same date' };
   if (c.level === 'slip') return { field: 'suspectDob', status: 'partial', weight: c.weight, detail: c.slip };
   if (c.level === 'near') {
-    const detail = `${Math.abs(a.days - b.days)} days apart`;
+    const detail = daysApart(Math.abs(a.days - b.days));
     return { field: 'suspectDob', status: 'partial', weight: c.weight, detail };
   }
   return { field: 'suspectDob', status: 'mismatch', weight: c.weight, detail: 'different dates' };
@@ -218,7 +220,7 @@ function incidentScore(a: PreparedDate | undefined, b: PreparedDate | undefined)
   if (!a || !b) return { field: 'incidentDate', status: 'missing', weight: 0, detail: missingDetail(Boolean(a)) };
   const { days, weight } = compareIncidentDates(a, b);
   const status: FieldStatus = days === 0 ? 'match' : weight > 0 ? 'partial' : 'mismatch';
-  return { field: 'incidentDate', status, weight, detail: days === 0 ? 'same day' : `${days} days apart` };
+  return { field: 'incidentDate', status, weight, detail: days === 0 ? 'same day' : daysApart(days) };
 }
 
 function amountScore(a: number | undefined, b: number | undefined): FieldScore {

@@ -5,6 +5,7 @@ import {
   type CaseRecord,
   centsToMoney,
   DEFAULT_COUNTRY,
+  ERROR_CODES,
   type Link,
   moneyToCents,
   ObjectIdSchema,
@@ -134,7 +135,7 @@ export async function createRecord(deps: RecordDeps, user: UserIdentity, body: u
   try {
     await deps.records.insert({ ...doc, outbox: [event], outboxPending: true });
   } catch (err) {
-    if (err instanceof IncidentNumberTakenError) throw conflict(INCIDENT_NUMBER_TAKEN);
+    if (err instanceof IncidentNumberTakenError) throw conflict(INCIDENT_NUMBER_TAKEN, ERROR_CODES.incidentNumberTaken);
     throw err;
   }
   deps.relay.kick(doc._id, [event]); // a new record has no older event: publish it without a read
@@ -177,10 +178,11 @@ async function changeRecord(
     try {
       applied = await deps.records.updateAtVersion(id, current.version, set, event);
     } catch (err) {
-      if (err instanceof IncidentNumberTakenError) throw conflict(INCIDENT_NUMBER_TAKEN);
+      if (err instanceof IncidentNumberTakenError)
+        throw conflict(INCIDENT_NUMBER_TAKEN, ERROR_CODES.incidentNumberTaken);
       throw err;
     }
-    if (!applied) throw conflict(STALE_VERSION);
+    if (!applied) throw conflict(STALE_VERSION, ERROR_CODES.staleVersion);
     return record;
   });
   deps.relay.kick(id);
@@ -199,7 +201,8 @@ export async function updateRecord(
   const headerVersion = versionFromIfMatch(ifMatch);
   return changeRecord(deps, user, recordId, 'updated', false, async (current) => {
     for (const expected of [version, headerVersion]) {
-      if (expected !== undefined && expected !== current.version) throw conflict(STALE_VERSION);
+      if (expected !== undefined && expected !== current.version)
+        throw conflict(STALE_VERSION, ERROR_CODES.staleVersion);
     }
     const canonical = await checkOptions(deps, input, current);
     const fields = storedFields({ ...input, ...canonical });
@@ -208,7 +211,7 @@ export async function updateRecord(
       derived.incidentKey !== current.incidentKey &&
       (await deps.records.incidentKeyTaken(derived.incidentKey, current._id))
     ) {
-      throw conflict(INCIDENT_NUMBER_TAKEN);
+      throw conflict(INCIDENT_NUMBER_TAKEN, ERROR_CODES.incidentNumberTaken);
     }
     return { ...fields, ...derived };
   });

@@ -1,0 +1,279 @@
+import type { CaseRecord } from '@nrad/contracts';
+import { CHECK_MATCHES_MISSING_FIELDS } from '@nrad/contracts';
+import { spawnStack } from '@nrad/gateway/spawn-stack';
+import { fireEvent, screen, waitFor, within } from '@testing-library/react';
+import userEvent from '@testing-library/user-event';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { createRecord, incidentNumber } from '../../shared/test/records-api.ts';
+import { openAt, pick, renderScreen, signedInAs, toastText } from '../../shared/test/render.tsx';
+import AddRecord, { LINK_FIRST } from './AddRecord.tsx';
+
+type User = ReturnType<typeof userEvent.setup>;
+const REFERRAL = 'Referral from NAMLC organization';
+let police: CaseRecord;
+
+beforeAll(async () => {
+  const { url } = await spawnStack();
+  openAt(`${url}/records`);
+  await signedInAs('BPS');
+  police = await createRecord({
+    suspectName: 'Desmond Outerbridge',
+    suspectDob: '1977-08-21',
+    incidentDate: '2025-02-14',
+    caseAmount: '12500',
+  });
+  await signedInAs('FIA'); // the screen is used by the Financial Intelligence Agency from here on
+  // The linking service indexes the police record from its event: wait until a check finds it.
+  const until = Date.now() + 20_000;
+  for (;;) {
+    const response = await fetch('/api/records/check-namlc-matches', {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json' },
+      body: JSON.stringify({
+        namlcOrganization: 'Bermuda Police Service',
+        suspectName: 'Desmond Outerbridge',
+        suspectDob: '1977-08-21',
+        incidentDate: '2025-02-14',
+        caseAmount: '12500',
+      }),
+    });
+    if (response.ok && ((await response.json()) as { matches: unknown[] }).matches.length > 0) break;
+    if (Date.now() > until) throw new Error('the police record was not indexed');
+    await new Promise((resolve) => setTimeout(resolve, 200));
+  }
+});
+
+const field = (label: string) => screen.getByLabelText(label) as HTMLInputElement;
+const setDate = (label: string, value: string) => fireEvent.change(field(label), { target: { value } });
+
+async function fill(
+  user: User,
+  r: { incidentNumber: string; suspectName: string; dob?: string; incidentDate?: string; caseAmount?: string },
+) {
+  await user.type(field('Incident Number'), r.incidentNumber);
+  await user.type(field('Suspect Name'), r.suspectName);
+  if (r.dob) setDate('Suspect Date of Birth', r.dob);
+  if (r.incidentDate) setDate('Incident Date', r.incidentDate);
+  if (r.caseAmount) {
+    await user.clear(field('Case Amount'));
+    await user.type(field('Case Amount'), r.caseAmount);
+  }
+}
+
+async function shown() {
+  const user = userEvent.setup();
+  renderScreen(<AddRecord />);
+  await screen.findByRole('heading', { name: 'Add New Record' });
+  return user;
+}
+
+/** The text of the form item holding the control labelled `label` (its errors show there). */
+const itemOf = (label: string) => field(label).closest('.ant-form-item') as HTMLElement;
+
+describe('Add New Record', () => {
+  it('marks the required fields, starts amounts at 0, and says what is missing', async () => {
+    const user = await shown();
+    const required = [...document.querySelectorAll('label.ant-form-item-required')].map((l) => l.textContent);
+    expect(required).toEqual([
+      'Incident Number',
+      'Suspect Name',
+      'Suspect Date of Birth',
+      'Incident Date',
+      'Source of Record',
+      'International Nexus',
+    ]);
+    for (const label of ['Case Amount', 'Seized Amount', 'Confiscated Amount']) {
+      expect(field(label)).toHaveValue('0.00');
+      expect(field(label)).toHaveAttribute('step', '0.01');
+    }
+    expect(screen.getByLabelText('Case Information')).toBeInTheDocument();
+    expect(screen.getByRole('radio', { name: 'No' })).toBeChecked();
+    expect(screen.queryByLabelText('Country')).toBeNull();
+
+    await user.click(screen.getByRole('button', { name: 'Save Record' }));
+    await waitFor(() => expect(toastText('Suspect date of birth is required')).toBeDefined());
+    expect(itemOf('Incident Number')).toHaveTextContent('Incident number is required');
+    expect(itemOf('Suspect Name')).toHaveTextContent('Suspect name is required');
+    expect(itemOf('Incident Date')).toHaveTextContent('Incident date is required');
+    expect(itemOf('Source of Record')).toHaveTextContent('Source of record is required');
+
+    setDate('Suspect Date of Birth', '1980-05-01');
+    await user.click(screen.getByRole('button', { name: 'Save Record' }));
+    await waitFor(() => expect(toastText('Incident date is required')).toBeDefined());
+  });
+
+  it('shows Country only with an international nexus, and No puts Bermuda back', async () => {
+    const user = await shown();
+    await user.click(screen.getByRole('radio', { name: 'Yes' }));
+    expect(await screen.findByLabelText('Country')).toBeInTheDocument();
+    await pick(user, 'Country', 'Jamaica');
+    await user.click(screen.getByRole('radio', { name: 'No' }));
+    await waitFor(() => expect(screen.queryByLabelText('Country')).toBeNull());
+
+    // Saved with No: the record's country is Bermuda, not the Jamaica chosen before.
+    const number = incidentNumber('NEXUS');
+    await fill(user, {
+      incidentNumber: number,
+      suspectName: 'Nexus Person',
+      dob: '1990-01-02',
+      incidentDate: '2024-06-07',
+    });
+    await pick(user, 'Source of Record', 'Police Investigation');
+    await user.click(screen.getByRole('button', { name: 'Save Record' }));
+    await waitFor(() => expect(toastText('Record created successfully')).toBeDefined());
+    const found = (await (
+      await fetch('/api/records/search', {
+        method: 'POST',
+        headers: { 'Content-Type': 'application/json' },
+        body: JSON.stringify({ incidentNumber: number }),
+      })
+    ).json()) as CaseRecord[];
+    expect(found.map((r) => [r.internationalNexus, r.country])).toEqual([[false, 'Bermuda']]);
+    // No matches were checked: the form starts again.
+    expect(field('Incident Number')).toHaveValue('');
+  });
+
+  it('reveals the subtypes of the chosen crime type, and a new type clears the subtype', async () => {
+    const user = await shown();
+    expect(screen.queryByLabelText('Crime Subtype')).toBeNull();
+    await user.click(screen.getByRole('radio', { name: 'Fraud' }));
+    await pick(user, 'Crime Subtype', 'Investment Fraud/Scams');
+    const subtypeItem = () => itemOf('Crime Subtype');
+    expect(subtypeItem()).toHaveTextContent('Investment Fraud/Scams');
+    await user.click(screen.getByRole('radio', { name: 'Drugs' }));
+    await waitFor(() => expect(subtypeItem()).not.toHaveTextContent('Investment Fraud/Scams'));
+    await user.click(screen.getByLabelText('Crime Subtype'));
+    // Only the new type's subtypes are offered.
+    await waitFor(() => expect(document.querySelector('.ant-select-dropdown')).not.toBeNull());
+    const offered = [...document.querySelectorAll('.ant-select-dropdown .ant-select-item-option')].map((o) =>
+      o.getAttribute('title'),
+    );
+    expect(offered).not.toContain('Investment Fraud/Scams');
+    expect(offered.length).toBeGreaterThan(0);
+  });
+
+  it('asks for the five fields before a match check', async () => {
+    const user = await shown();
+    expect(screen.queryByRole('button', { name: 'Check for Potential Matches' })).toBeNull();
+    await pick(user, 'Source of Record', REFERRAL);
+    expect(await screen.findByLabelText('NAMLC Organization')).toBeInTheDocument();
+    await user.click(screen.getByRole('button', { name: 'Check for Potential Matches' }));
+    await waitFor(() => expect(toastText(CHECK_MATCHES_MISSING_FIELDS)).toBeDefined());
+    expect(screen.queryByTestId('match-panel')).toBeNull();
+  });
+
+  it('finds the police record with a typo in the name, explains it, saves, and links', async () => {
+    const user = await shown();
+    const number = incidentNumber('FIA');
+    await fill(user, {
+      incidentNumber: number,
+      suspectName: 'OUTERBRIDGE, Desmund',
+      dob: '1977-08-21',
+      incidentDate: '2025-02-15',
+      caseAmount: '12500',
+    });
+    await pick(user, 'Source of Record', REFERRAL);
+    await pick(user, 'NAMLC Organization', 'Bermuda Police Service');
+    await user.click(screen.getByRole('button', { name: 'Check for Potential Matches' }));
+    await waitFor(() =>
+      expect(toastText('Found 1 potential matching record(s) in Bermuda Police Service')).toBeDefined(),
+    );
+    const panel = screen.getByTestId('match-panel');
+    expect(within(panel).getByText('Found 1 Potential Match(es)')).toBeInTheDocument();
+    const match = within(panel).getByTestId('match');
+    for (const text of [
+      police.incidentNumber,
+      'Desmond Outerbridge',
+      '08/21/1977',
+      '02/14/2025',
+      '$12,500.00',
+      'BPS',
+    ]) {
+      expect(within(match).getByText(text)).toBeInTheDocument();
+    }
+    expect(within(match).getByText(/^\d+(\.\d+)?% match$/)).toBeInTheDocument();
+    expect(within(panel).getByText(LINK_FIRST)).toBeInTheDocument();
+    expect(within(panel).queryByRole('button', { name: 'Link Records' })).toBeNull();
+
+    await user.click(within(match).getByRole('button', { name: 'Why?' }));
+    for (const f of ['Suspect name', 'Date of birth', 'Incident date', 'Case amount', 'Confidence']) {
+      expect(within(match).getByText(f)).toBeInTheDocument();
+    }
+
+    await user.click(screen.getByRole('button', { name: 'Save Record' }));
+    await waitFor(() => expect(toastText('Record created successfully')).toBeDefined());
+    // Matches present: the form stays, Save is done, and linking is possible.
+    expect(field('Incident Number')).toHaveValue(number);
+    expect(screen.getByRole('button', { name: 'Save Record' })).toBeDisabled();
+    expect(screen.getByText(`Record ${number} was saved.`)).toBeInTheDocument();
+    await user.click(await within(panel).findByRole('button', { name: 'Link Records' }));
+    await waitFor(() => expect(toastText('Records linked successfully')).toBeDefined());
+
+    // Clear starts a new record.
+    await user.click(screen.getByRole('button', { name: 'Clear' }));
+    expect(field('Incident Number')).toHaveValue('');
+    expect(screen.queryByTestId('match-panel')).toBeNull();
+    expect(screen.getByRole('button', { name: 'Save Record' })).toBeEnabled();
+  });
+
+  it('says No Matches Found, clears the panel when the source changes, and resets after a save', async () => {
+    const user = await shown();
+    await fill(user, {
+      incidentNumber: incidentNumber('FIA'),
+      suspectName: 'Nobody Known',
+      dob: '1961-11-30',
+      incidentDate: '2025-01-01',
+      caseAmount: '5',
+    });
+    await pick(user, 'Source of Record', REFERRAL);
+    await pick(user, 'NAMLC Organization', 'Customs');
+    await user.click(screen.getByRole('button', { name: 'Check for Potential Matches' }));
+    await waitFor(() =>
+      expect(toastText('No matching records found in the selected NAMLC organization.')).toBeDefined(),
+    );
+    expect(within(screen.getByTestId('match-panel')).getByText('No Matches Found')).toBeInTheDocument();
+
+    await pick(user, 'Source of Record', 'Police Investigation');
+    await waitFor(() => expect(screen.queryByTestId('match-panel')).toBeNull());
+    expect(screen.queryByLabelText('NAMLC Organization')).toBeNull();
+    expect(screen.queryByRole('button', { name: 'Check for Potential Matches' })).toBeNull();
+    // Back to the referral: the organization chosen before is gone.
+    await pick(user, 'Source of Record', REFERRAL);
+    expect(itemOf('NAMLC Organization')).not.toHaveTextContent('Customs');
+
+    await pick(user, 'Source of Record', 'Police Investigation');
+    await user.click(screen.getByRole('button', { name: 'Save Record' }));
+    await waitFor(() => expect(toastText('Record created successfully')).toBeDefined());
+    await waitFor(() => expect(field('Incident Number')).toHaveValue(''));
+  });
+
+  it('puts "already exists" on the incident number and keeps what was typed', async () => {
+    const user = await shown();
+    const taken = (await createRecord({ suspectName: 'First Holder' })).incidentNumber;
+    await fill(user, {
+      incidentNumber: taken,
+      suspectName: 'Second Holder',
+      dob: '1970-03-04',
+      incidentDate: '2024-01-01',
+    });
+    await pick(user, 'Source of Record', 'Police Investigation');
+    await user.click(screen.getByRole('button', { name: 'Save Record' }));
+    await waitFor(() => expect(toastText('Failed to create record')).toBeDefined());
+    await waitFor(() => expect(itemOf('Incident Number')).toHaveTextContent(/already exists/i));
+    expect(field('Suspect Name')).toHaveValue('Second Holder');
+  });
+
+  it('refuses a date of birth after the incident date on its field', async () => {
+    const user = await shown();
+    await fill(user, {
+      incidentNumber: incidentNumber('ORDER'),
+      suspectName: 'Time Traveller',
+      dob: '2025-05-05',
+      incidentDate: '2024-01-01',
+    });
+    await pick(user, 'Source of Record', 'Police Investigation');
+    await user.click(screen.getByRole('button', { name: 'Save Record' }));
+    await waitFor(() => expect(itemOf('Suspect Date of Birth').querySelector('.ant-form-item-explain')).not.toBeNull());
+    expect(field('Incident Number')).not.toHaveValue('');
+  });
+});

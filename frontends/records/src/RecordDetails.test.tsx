@@ -1,0 +1,135 @@
+import type { CaseRecord } from '@nrad/contracts';
+import { spawnStack } from '@nrad/gateway/spawn-stack';
+import { cleanup, screen, waitFor, within } from '@testing-library/react';
+import userEvent from '@testing-library/user-event';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { Route } from 'wouter';
+import { createRecord, linksOf } from '../../shared/test/records-api.ts';
+import { openAt, renderScreen, signedInAs, toastText } from '../../shared/test/render.tsx';
+import { NOT_FOUND_TEXT } from './common.tsx';
+import RecordDetails, { DELETE_CONFIRM_TEXT } from './RecordDetails.tsx';
+import { AUTO_LINK_NOTE } from './RecordJourney.tsx';
+
+let url = '';
+let police: CaseRecord;
+let intelligence: CaseRecord;
+
+beforeAll(async () => {
+  ({ url } = await spawnStack());
+  openAt(`${url}/`);
+  await signedInAs('BPS');
+  police = await createRecord({
+    suspectName: 'Marisol Trott',
+    suspectDob: '1984-02-29',
+    incidentDate: '2025-04-01',
+    caseAmount: '250000',
+    seizedAmount: '1234.5',
+    confiscatedAmount: '99.99',
+    internationalNexus: true,
+    country: 'Jamaica',
+    cyberAssisted: true,
+    crimeType: 'Fraud',
+    crimeSubtype: 'Investment Fraud/Scams',
+    additionalInfo: 'Wire transfers to two accounts.\nFollow-up pending.',
+  });
+  await signedInAs('FIA');
+  intelligence = await createRecord({
+    suspectName: 'TROTT, Marisol',
+    suspectDob: '1984-02-29',
+    incidentDate: '2025-04-03',
+    caseAmount: '250000',
+    sourceOfRecord: 'Referral from NAMLC organization',
+    namlcOrganization: 'Bermuda Police Service',
+  });
+  await linksOf(intelligence.id); // NRAD links the two by itself
+});
+
+function shownAt(path: string) {
+  openAt(`${url}${path}`);
+  const user = userEvent.setup();
+  renderScreen(
+    <Route path="/record/:id">
+      <RecordDetails />
+    </Route>,
+  );
+  return user;
+}
+
+describe('Record Details', () => {
+  it('shows the record in its cards, with the linked agency and the Record Journey', async () => {
+    shownAt(`/record/${intelligence.id}`);
+    expect(await screen.findByRole('heading', { name: intelligence.incidentNumber })).toBeInTheDocument();
+    for (const title of [
+      'Basic Information',
+      'Suspect Information',
+      'Financial Information',
+      'Classification',
+      'Additional Information',
+    ]) {
+      expect(screen.getByText(title)).toBeInTheDocument();
+    }
+    expect(screen.getByText('Referral from NAMLC organization')).toBeInTheDocument();
+    expect(screen.getByText('TROTT, Marisol')).toBeInTheDocument();
+    expect(screen.getByText('02/29/1984')).toBeInTheDocument();
+    for (const button of ['Back to Dashboard', 'Edit Record', 'Delete']) {
+      expect(screen.getByRole('button', { name: button })).toBeInTheDocument();
+    }
+
+    const badges = await screen.findByTestId('linked-organizations');
+    expect(within(badges).getByText('BPS')).toBeInTheDocument();
+
+    const journey = await screen.findByTestId('record-journey');
+    const chain = within(journey).getByLabelText('Organizations in this journey');
+    expect([...chain.querySelectorAll('span[title]')].map((c) => c.textContent)).toEqual(['FIA', 'BPS']);
+    const link = within(journey).getByTestId('journey-link');
+    for (const text of [police.incidentNumber, '04/01/2025', '$250,000.00', '$1,234.50', 'Fraud', 'None']) {
+      expect(within(link).getByText(text)).toBeInTheDocument();
+    }
+    expect(within(link).getByText(/^\d+(\.\d+)?% match$/)).toBeInTheDocument();
+    expect(within(journey).getByText(AUTO_LINK_NOTE)).toBeInTheDocument();
+    await userEvent.setup().click(within(link).getByRole('button', { name: 'Why?' }));
+    expect(within(link).getByText('Suspect name')).toBeInTheDocument();
+    expect(within(link).getByText('Confidence')).toBeInTheDocument();
+  });
+
+  it('shows amounts in US dollars, the nexus with its country, and the case text as written', async () => {
+    await signedInAs('BPS'); // a new police user: same agency, so the record is theirs to see
+    shownAt(`/record/${police.id}`);
+    await screen.findByRole('heading', { name: police.incidentNumber });
+    expect(screen.getByText('$250,000.00')).toBeInTheDocument();
+    expect(screen.getByText('$1,234.50')).toBeInTheDocument();
+    expect(screen.getByText('$99.99')).toBeInTheDocument();
+    expect(screen.getByText('Yes — Jamaica')).toBeInTheDocument();
+    expect(screen.getByText('Investment Fraud/Scams')).toBeInTheDocument();
+    expect(screen.getByText(/Wire transfers to two accounts\.\s+Follow-up pending\./)).toBeInTheDocument();
+  });
+
+  it('says Record Not Found for another agency’s record, a missing one, and a malformed id', async () => {
+    await signedInAs('CUS');
+    for (const id of [police.id, '0123456789abcdef01234567', 'not-an-id']) {
+      shownAt(`/record/${id}`);
+      expect(await screen.findByText('Record Not Found')).toBeInTheDocument();
+      expect(screen.getByText(NOT_FOUND_TEXT)).toBeInTheDocument();
+      expect(screen.queryByText('Marisol Trott')).toBeNull();
+      cleanup();
+    }
+  });
+
+  it('asks before deleting, can be cancelled, and returns to the dashboard once deleted', async () => {
+    await signedInAs('BPS');
+    const mine = await createRecord({ suspectName: 'Soon Deleted' });
+    const user = shownAt(`/record/${mine.id}`);
+    await screen.findByRole('heading', { name: mine.incidentNumber });
+    await user.click(screen.getByRole('button', { name: 'Delete' }));
+    expect(await screen.findByText(DELETE_CONFIRM_TEXT)).toBeInTheDocument();
+    await user.click(screen.getByRole('button', { name: 'Cancel' }));
+    expect((await fetch(`/api/records/${mine.id}`)).status).toBe(200);
+
+    await user.click(screen.getByRole('button', { name: 'Delete' }));
+    const dialog = await screen.findByRole('dialog');
+    await user.click(within(dialog).getByRole('button', { name: 'Delete' }));
+    await waitFor(() => expect(toastText('Record deleted successfully')).toBeDefined());
+    await waitFor(() => expect(window.location.pathname).toBe('/'));
+    expect((await fetch(`/api/records/${mine.id}`)).status).toBe(404);
+  });
+});

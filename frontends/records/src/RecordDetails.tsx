@@ -1,0 +1,139 @@
+import { ORGANIZATION_NAMES } from '@nrad/contracts';
+import {
+  apiRequest,
+  Button,
+  Flex,
+  formatDate,
+  formatMoment,
+  formatUsd,
+  recordsChanged,
+  useLinkedRecords,
+  useRecord,
+  useRecordLinks,
+  useToast,
+} from '@nrad/shared';
+import { Card, Descriptions, Modal, Typography } from '@nrad/shared/ui';
+import { useQueryClient } from '@tanstack/react-query';
+import { useState } from 'react';
+import { useLocation, useParams } from 'wouter';
+import { isNotFound, LoadFailed, Loading, OrganizationBadge, RecordNotFound } from './common.tsx';
+import { RecordJourney } from './RecordJourney.tsx';
+
+export const DELETE_CONFIRM_TITLE = 'Delete this record?';
+export const DELETE_CONFIRM_TEXT =
+  'The record leaves the lists. This can be undone: restore it from View Deleted Records in the settings menu.';
+
+/** SPEC §2 Record Details (/record/{id}). */
+export default function RecordDetails() {
+  const { id = '' } = useParams<{ id: string }>();
+  const [, navigate] = useLocation();
+  const toast = useToast();
+  const queryClient = useQueryClient();
+  const [modal, modalHolder] = Modal.useModal();
+  const [deleting, setDeleting] = useState(false);
+  const record = useRecord(id);
+  const links = useRecordLinks(id, record.isSuccess);
+  const linked = useLinkedRecords(id, record.isSuccess);
+
+  if (record.isLoading) return <Loading />;
+  if (isNotFound(record.error)) return <RecordNotFound />;
+  if (!record.data) return <LoadFailed what="The record" onRetry={() => void record.refetch()} />;
+  const r = record.data;
+
+  const remove = () =>
+    modal.confirm({
+      title: DELETE_CONFIRM_TITLE,
+      content: DELETE_CONFIRM_TEXT,
+      okText: 'Delete',
+      okButtonProps: { danger: true },
+      cancelText: 'Cancel',
+      onOk: async () => {
+        setDeleting(true);
+        try {
+          await apiRequest('DELETE', `/api/records/${id}`);
+          toast.success('Success', 'Record deleted successfully');
+          await recordsChanged(queryClient);
+          navigate('/');
+        } catch {
+          toast.error('Error', 'Failed to delete record');
+        } finally {
+          setDeleting(false);
+        }
+      },
+    });
+
+  const organizations = [...new Set((linked.data ?? []).map((l) => l.organization))].sort();
+  const cardStyle = { height: '100%' };
+  return (
+    <Flex vertical gap={16} style={{ maxWidth: 1100 }}>
+      {modalHolder}
+      <Flex justify="space-between" align="center" wrap gap={8}>
+        <Button onClick={() => navigate('/')}>Back to Dashboard</Button>
+        <Flex gap={8}>
+          <Button onClick={() => navigate(`/record/${id}/edit`)}>Edit Record</Button>
+          <Button danger onClick={remove} loading={deleting}>
+            Delete
+          </Button>
+        </Flex>
+      </Flex>
+      <Flex align="center" gap={12} wrap>
+        <Typography.Title level={2} style={{ margin: 0 }}>
+          {r.incidentNumber}
+        </Typography.Title>
+        {organizations.length > 0 && (
+          <Flex align="center" gap={4} data-testid="linked-organizations">
+            <Typography.Text type="secondary">Linked with</Typography.Text>
+            {organizations.map((o) => (
+              <OrganizationBadge key={o} code={o} />
+            ))}
+          </Flex>
+        )}
+      </Flex>
+      <div style={{ display: 'grid', gridTemplateColumns: 'repeat(auto-fit, minmax(320px, 1fr))', gap: 16 }}>
+        <Card title="Basic Information" style={cardStyle}>
+          <Descriptions column={1} size="small">
+            <Descriptions.Item label="Incident Number">{r.incidentNumber}</Descriptions.Item>
+            <Descriptions.Item label="Source of Record">{r.sourceOfRecord}</Descriptions.Item>
+            {r.namlcOrganization && (
+              <Descriptions.Item label="NAMLC Organization">{r.namlcOrganization}</Descriptions.Item>
+            )}
+            <Descriptions.Item label="Organization">
+              <OrganizationBadge code={r.organization} /> {ORGANIZATION_NAMES[r.organization]}
+            </Descriptions.Item>
+            <Descriptions.Item label="Created">{formatMoment(r.createdAt)}</Descriptions.Item>
+          </Descriptions>
+        </Card>
+        <Card title="Suspect Information" style={cardStyle}>
+          <Descriptions column={1} size="small">
+            <Descriptions.Item label="Name">{r.suspectName}</Descriptions.Item>
+            <Descriptions.Item label="Date of Birth">{formatDate(r.suspectDob)}</Descriptions.Item>
+            <Descriptions.Item label="Incident Date">{formatDate(r.incidentDate)}</Descriptions.Item>
+          </Descriptions>
+        </Card>
+        <Card title="Financial Information" style={cardStyle}>
+          <Descriptions column={1} size="small">
+            <Descriptions.Item label="Case Amount">{formatUsd(r.caseAmount)}</Descriptions.Item>
+            <Descriptions.Item label="Seized Amount">{formatUsd(r.seizedAmount)}</Descriptions.Item>
+            <Descriptions.Item label="Confiscated Amount">{formatUsd(r.confiscatedAmount)}</Descriptions.Item>
+          </Descriptions>
+        </Card>
+        <Card title="Classification" style={cardStyle}>
+          <Descriptions column={1} size="small">
+            <Descriptions.Item label="International Nexus">
+              {r.internationalNexus ? `Yes — ${r.country}` : 'No'}
+            </Descriptions.Item>
+            <Descriptions.Item label="Crime Type">{r.crimeType ?? 'Not specified'}</Descriptions.Item>
+            <Descriptions.Item label="Crime Subtype">{r.crimeSubtype ?? 'Not specified'}</Descriptions.Item>
+            <Descriptions.Item label="Cyber-Assisted">{r.cyberAssisted ? 'Yes' : 'No'}</Descriptions.Item>
+          </Descriptions>
+        </Card>
+      </div>
+      <Card title="Additional Information">
+        <Typography.Paragraph style={{ whiteSpace: 'pre-wrap', margin: 0 }}>
+          {r.additionalInfo ?? 'No additional information.'}
+        </Typography.Paragraph>
+      </Card>
+      {links.data && links.data.length > 0 && <RecordJourney record={r} links={links.data} />}
+    </Flex>
+  );
+}

@@ -1,0 +1,100 @@
+import type { CaseRecord, RecordLinkView } from '@nrad/contracts';
+import { Button, Flex, formatDate, formatUsd, organizationName, theme } from '@nrad/shared';
+import { Card, Typography } from '@nrad/shared/ui';
+import { Fragment, useState } from 'react';
+import { Link } from 'wouter';
+import { ORGANIZATION_HEX } from './colors.ts';
+import { MatchExplanation, matchPercent } from './MatchExplanation.tsx';
+
+export const AUTO_LINK_NOTE =
+  'NRAD links records of different agencies automatically when it finds the same suspect (name and date of birth, with the incident date and amount as support). The percentage says how sure the match is; "Why?" shows how each field compared.';
+
+function Circle({ code }: { code: string }) {
+  return (
+    <span
+      title={organizationName(code)}
+      style={{
+        display: 'inline-flex',
+        alignItems: 'center',
+        justifyContent: 'center',
+        width: 56,
+        height: 56,
+        borderRadius: '50%',
+        color: '#fff',
+        fontWeight: 600,
+        background: ORGANIZATION_HEX[code] ?? '#8c8c8c',
+      }}
+    >
+      {code}
+    </span>
+  );
+}
+
+/**
+ * SPEC §2 Record Journey: the chain of organizations the suspect passed through, and each link's
+ * date, case and seized amounts, match percentage, crime type and NAMLC organization — with why
+ * it matched, on demand.
+ */
+export function RecordJourney({ record, links }: { record: CaseRecord; links: RecordLinkView[] }) {
+  const { token } = theme.useToken();
+  const [open, setOpen] = useState<string | null>(null);
+  return (
+    <Card title="Record Journey" data-testid="record-journey">
+      <Flex align="center" gap={8} wrap style={{ marginBottom: 16 }} aria-label="Organizations in this journey">
+        <Circle code={record.organization} />
+        {links.map((l) => (
+          <Fragment key={l.id}>
+            <span aria-hidden style={{ color: token.colorTextTertiary }}>
+              →
+            </span>
+            <Circle code={l.linkedRecord.organization} />
+          </Fragment>
+        ))}
+      </Flex>
+      <Flex vertical gap={12}>
+        {links.map((l) => {
+          const other = l.linkedRecord;
+          return (
+            <Card key={l.id} size="small" type="inner" data-testid="journey-link">
+              <Flex justify="space-between" wrap gap={8}>
+                <Typography.Text strong>
+                  {organizationName(other.organization)} ·{' '}
+                  <Link href={`/record/${other.id}`}>{other.incidentNumber}</Link>
+                </Typography.Text>
+                <Typography.Text strong>{matchPercent(l.confidence)}</Typography.Text>
+              </Flex>
+              <dl
+                style={{ margin: '8px 0 0', display: 'grid', gridTemplateColumns: 'max-content 1fr', gap: '2px 12px' }}
+              >
+                <dt>Date</dt>
+                <dd style={{ margin: 0 }}>{formatDate(other.incidentDate)}</dd>
+                <dt>Case Amount</dt>
+                <dd style={{ margin: 0 }}>{formatUsd(other.caseAmount)}</dd>
+                <dt>Seized Amount</dt>
+                <dd style={{ margin: 0 }}>{formatUsd(other.seizedAmount)}</dd>
+                <dt>Crime Type</dt>
+                <dd style={{ margin: 0 }}>{other.crimeType ?? 'Not specified'}</dd>
+                <dt>NAMLC Organization</dt>
+                <dd style={{ margin: 0 }}>{other.namlcOrganization ?? 'None'}</dd>
+                <dt>Linked</dt>
+                <dd style={{ margin: 0 }}>{l.linkType === 'auto' ? 'automatically' : 'by an investigator'}</dd>
+              </dl>
+              <Button
+                type="link"
+                size="small"
+                style={{ paddingInline: 0 }}
+                onClick={() => setOpen(open === l.id ? null : l.id)}
+              >
+                {open === l.id ? 'Hide why' : 'Why?'}
+              </Button>
+              {open === l.id && <MatchExplanation explanation={l.explanation} confidence={l.confidence} />}
+            </Card>
+          );
+        })}
+      </Flex>
+      <Typography.Paragraph type="secondary" style={{ marginTop: 16, marginBottom: 0 }}>
+        {AUTO_LINK_NOTE}
+      </Typography.Paragraph>
+    </Card>
+  );
+}

@@ -1,0 +1,285 @@
+import { type CaseRecord, COUNTRIES, CRIME_TYPES, type RecordSearch } from '@nrad/contracts';
+import {
+  apiPage,
+  apiRequest,
+  Button,
+  Flex,
+  Form,
+  formatDate,
+  formatUsd,
+  Input,
+  type Page,
+  RECORDS_KEY,
+  recordsChanged,
+  sumAmounts,
+  Tag,
+  useToast,
+} from '@nrad/shared';
+import { Card, Checkbox, Col, InputNumber, Modal, Row, Select, Table, Typography } from '@nrad/shared/ui';
+import { useInfiniteQuery, useQueryClient } from '@tanstack/react-query';
+import { useState } from 'react';
+import { useLocation } from 'wouter';
+
+export const EMPTY_TEXT = 'No records found. Use the search filters above to find records.';
+const PAGE_SIZE = 100;
+
+/** SPEC §9: the search list shows the kidnapping type with commas. */
+export const crimeTypeLabel = (t: string) => t.replace('Kidnapping/illegal restraint', 'Kidnapping, illegal restraint');
+
+interface SearchValues {
+  freeText?: string;
+  incidentNumber?: string;
+  suspectName?: string;
+  suspectDob?: string;
+  incidentDate?: string;
+  caseAmount?: string | null;
+  seizedAmount?: string | null;
+  confiscatedAmount?: string | null;
+  crimeType?: string;
+  country?: string;
+  cyberAssisted?: boolean;
+}
+
+const searchKey = (filters: RecordSearch | null) => [RECORDS_KEY, 'search', filters] as const;
+
+/** One page of POST /api/records/search: the first, or the one after `cursor`. */
+const searchPage = (filters: RecordSearch, cursor?: string) =>
+  apiPage<CaseRecord>(
+    'POST',
+    `/api/records/search?limit=${PAGE_SIZE}${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`,
+    filters,
+  );
+
+/** The filters of POST /api/records/search: only those given (an unticked box is no filter). */
+export function toFilters(v: SearchValues): RecordSearch {
+  const text = (s?: string | null) =>
+    s === null || s === undefined || String(s).trim() === '' ? undefined : String(s).trim();
+  const filters: Record<string, unknown> = {
+    freeText: text(v.freeText),
+    incidentNumber: text(v.incidentNumber),
+    suspectName: text(v.suspectName),
+    suspectDob: text(v.suspectDob),
+    incidentDate: text(v.incidentDate),
+    caseAmount: text(v.caseAmount),
+    seizedAmount: text(v.seizedAmount),
+    confiscatedAmount: text(v.confiscatedAmount),
+    crimeType: text(v.crimeType),
+    country: text(v.country),
+    cyberAssisted: v.cyberAssisted ? true : undefined,
+  };
+  return Object.fromEntries(Object.entries(filters).filter(([, x]) => x !== undefined)) as RecordSearch;
+}
+
+/** SPEC §2 Search Records (/search). */
+export default function Search() {
+  const [form] = Form.useForm<SearchValues>();
+  const [, navigate] = useLocation();
+  const toast = useToast();
+  const queryClient = useQueryClient();
+  const [modal, modalHolder] = Modal.useModal();
+  const [filters, setFilters] = useState<RecordSearch | null>(null);
+  const [searching, setSearching] = useState(false);
+  const results = useInfiniteQuery<Page<CaseRecord>>({
+    queryKey: searchKey(filters),
+    enabled: filters !== null,
+    // The first page is fetched by `search` just before the filters are set: not again on mount.
+    // Changes elsewhere (recordsChanged) still refetch it, stale or not.
+    staleTime: 60_000,
+    initialPageParam: undefined,
+    queryFn: ({ pageParam }) => searchPage(filters ?? {}, pageParam as string | undefined),
+    getNextPageParam: (last) => last.nextCursor,
+  });
+
+  /** One request per search: its first page fills the cache the table reads, then the toast says the total. */
+  const search = async (values: SearchValues) => {
+    const next = toFilters(values);
+    setSearching(true);
+    try {
+      const first = await queryClient.fetchInfiniteQuery<Page<CaseRecord>>({
+        queryKey: searchKey(next),
+        initialPageParam: undefined,
+        queryFn: () => searchPage(next),
+        staleTime: 0,
+      });
+      setFilters(next);
+      toast.success('Success', `Found ${first.pages[0]?.total ?? 0} records.`);
+    } catch {
+      setFilters(null); // no stale results under filters they do not answer
+      toast.error('Error', 'Failed to search records');
+    } finally {
+      setSearching(false);
+    }
+  };
+
+  const clear = () => {
+    form.resetFields();
+    setFilters(null);
+  };
+
+  const remove = (record: CaseRecord) =>
+    modal.confirm({
+      title: 'Delete this record?',
+      content: `${record.incidentNumber} (${record.suspectName}) leaves the lists. It can be restored from View Deleted Records in the settings menu.`,
+      okText: 'Delete',
+      okButtonProps: { danger: true },
+      cancelText: 'Cancel',
+      onOk: async () => {
+        try {
+          await apiRequest('DELETE', `/api/records/${record.id}`);
+          toast.success('Success', 'Record deleted successfully');
+          await recordsChanged(queryClient);
+        } catch {
+          toast.error('Error', 'Failed to delete record');
+        }
+      },
+    });
+
+  const rows = filters === null ? [] : (results.data?.pages.flatMap((p) => p.items) ?? []);
+  const total = results.data?.pages[0]?.total ?? 0;
+  const amountInput = (
+    <InputNumber<string> stringMode min="0" step="0.01" precision={2} prefix="$" style={{ width: '100%' }} />
+  );
+  return (
+    <Flex vertical gap={16}>
+      {modalHolder}
+      <Typography.Title level={2} style={{ margin: 0 }}>
+        Search Records
+      </Typography.Title>
+      <Card>
+        <Form<SearchValues> form={form} layout="vertical" onFinish={search} noValidate>
+          <Form.Item label="Free Text Search" name="freeText">
+            <Input placeholder="Words in the incident number, name, information, source, crime type or country" />
+          </Form.Item>
+          <Row gutter={16}>
+            <Col xs={24} md={6}>
+              <Form.Item label="Incident Number" name="incidentNumber">
+                <Input />
+              </Form.Item>
+            </Col>
+            <Col xs={24} md={6}>
+              <Form.Item label="Suspect Name" name="suspectName">
+                <Input />
+              </Form.Item>
+            </Col>
+            <Col xs={24} md={6}>
+              <Form.Item label="Date of Birth" name="suspectDob">
+                <Input type="date" max="9999-12-31" />
+              </Form.Item>
+            </Col>
+            <Col xs={24} md={6}>
+              <Form.Item label="Incident Date" name="incidentDate">
+                <Input type="date" max="9999-12-31" />
+              </Form.Item>
+            </Col>
+            <Col xs={24} md={8}>
+              <Form.Item label="Case Amount" name="caseAmount">
+                {amountInput}
+              </Form.Item>
+            </Col>
+            <Col xs={24} md={8}>
+              <Form.Item label="Seized" name="seizedAmount">
+                {amountInput}
+              </Form.Item>
+            </Col>
+            <Col xs={24} md={8}>
+              <Form.Item label="Confiscated" name="confiscatedAmount">
+                {amountInput}
+              </Form.Item>
+            </Col>
+            <Col xs={24} md={10}>
+              <Form.Item label="Crime Type" name="crimeType">
+                <Select
+                  allowClear
+                  showSearch={{ optionFilterProp: 'label' }}
+                  virtual={false}
+                  listHeight={320}
+                  placeholder="Any crime type"
+                  options={CRIME_TYPES.map((t) => ({ value: t, label: crimeTypeLabel(t) }))}
+                />
+              </Form.Item>
+            </Col>
+            <Col xs={24} md={10}>
+              <Form.Item label="Nexus Country" name="country">
+                <Select
+                  allowClear
+                  showSearch
+                  placeholder="Any country"
+                  options={COUNTRIES.map((c) => ({ value: c, label: c }))}
+                />
+              </Form.Item>
+            </Col>
+            <Col xs={24} md={4}>
+              <Form.Item label=" " name="cyberAssisted" valuePropName="checked">
+                <Checkbox>Cyber-Assisted</Checkbox>
+              </Form.Item>
+            </Col>
+          </Row>
+          <Flex gap={8} justify="end">
+            <Button onClick={clear}>Clear</Button>
+            <Button type="primary" htmlType="submit" loading={searching}>
+              Search
+            </Button>
+          </Flex>
+        </Form>
+      </Card>
+      <Card title={filters === null ? 'Results' : `Results (${total})`}>
+        <Table<CaseRecord>
+          rowKey="id"
+          dataSource={rows}
+          pagination={false}
+          loading={filters !== null && results.isLoading}
+          locale={{ emptyText: EMPTY_TEXT }}
+          scroll={{ x: true }}
+          onRow={(r) => ({ onClick: () => navigate(`/record/${r.id}`), style: { cursor: 'pointer' } })}
+          columns={[
+            { title: 'Incident #', dataIndex: 'incidentNumber' },
+            { title: 'Suspect', dataIndex: 'suspectName' },
+            { title: 'DOB', dataIndex: 'suspectDob', render: (v: string) => formatDate(v) },
+            { title: 'Incident Date', dataIndex: 'incidentDate', render: (v: string) => formatDate(v) },
+            {
+              title: 'Amount',
+              key: 'amount',
+              align: 'right',
+              render: (_, r) => formatUsd(sumAmounts(r.caseAmount, r.seizedAmount, r.confiscatedAmount)),
+            },
+            { title: 'Source', dataIndex: 'sourceOfRecord' },
+            { title: 'International', dataIndex: 'internationalNexus', render: (v: boolean) => (v ? 'Yes' : 'No') },
+            {
+              title: 'Linked',
+              dataIndex: 'linked',
+              render: (v: boolean, r) =>
+                v ? (
+                  <Tag color="blue" title={r.linkedOrganizations.join(', ')}>
+                    Linked
+                  </Tag>
+                ) : (
+                  'No'
+                ),
+            },
+            {
+              title: 'Actions',
+              key: 'actions',
+              render: (_, r) => (
+                <Flex gap={4} onClick={(e) => e.stopPropagation()}>
+                  <Button size="small" onClick={() => navigate(`/record/${r.id}`)}>
+                    View
+                  </Button>
+                  <Button size="small" danger onClick={() => remove(r)}>
+                    Delete
+                  </Button>
+                </Flex>
+              ),
+            },
+          ]}
+        />
+        {filters !== null && results.hasNextPage && (
+          <Flex justify="center" style={{ marginTop: 16 }}>
+            <Button onClick={() => void results.fetchNextPage()} loading={results.isFetchingNextPage}>
+              {`Show more (${rows.length} of ${total})`}
+            </Button>
+          </Flex>
+        )}
+      </Card>
+    </Flex>
+  );
+}

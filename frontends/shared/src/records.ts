@@ -1,0 +1,38 @@
+/**
+ * What the record screens (records and search remotes, later the dashboard) share about records:
+ * query keys, so a change on one screen refreshes the others, and the reads every one of them makes.
+ */
+import type { CaseRecord, DropdownOption, LinkedRecordSummary, RecordLinkView } from '@nrad/contracts';
+import { type QueryClient, useQuery } from '@tanstack/react-query';
+
+/** Every query about records starts with this key; invalidate it after any record change. */
+export const RECORDS_KEY = '/api/records';
+export const recordKey = (id: string) => [RECORDS_KEY, id] as const;
+export const recordLinksKey = (id: string) => [RECORDS_KEY, id, 'links'] as const;
+export const recordLinkedKey = (id: string) => [RECORDS_KEY, id, 'linked'] as const;
+export const optionsKey = (type: 'source' | 'country') => ['/api/dropdown-options', type] as const;
+
+/** After a create, edit, delete, restore or link: every record query is read again when next shown. */
+export function recordsChanged(queryClient: QueryClient): Promise<void> {
+  return queryClient.invalidateQueries({ queryKey: [RECORDS_KEY] });
+}
+
+/** One record (GET /api/records/{id}); a missing or another agency's record fails with 404. */
+export function useRecord(id: string) {
+  return useQuery<CaseRecord>({ queryKey: recordKey(id), staleTime: 0 });
+}
+
+/** A record's links, each with the other record (GET /api/records/{id}/links). */
+export function useRecordLinks(id: string, enabled = true) {
+  return useQuery<RecordLinkView[]>({ queryKey: recordLinksKey(id), staleTime: 0, enabled });
+}
+
+/** The records a record is linked to (GET /api/records/{id}/linked). */
+export function useLinkedRecords(id: string, enabled = true) {
+  return useQuery<LinkedRecordSummary[]>({ queryKey: recordLinkedKey(id), staleTime: 0, enabled });
+}
+
+/** An option list ADMIN edits: Source of Record or Country (GET /api/dropdown-options/{type}). */
+export function useOptions(type: 'source' | 'country') {
+  return useQuery<DropdownOption[]>({ queryKey: optionsKey(type) });
+}
