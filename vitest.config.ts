@@ -37,6 +37,7 @@ export default defineConfig({
       project('auth', './services/auth'),
       project('records', './services/records'),
       project('linking', './services/linking'),
+      project('stats', './services/stats'),
       project('gateway', './gateway'),
       // Whole journeys in a real browser: minutes are allowed, not 30 seconds.
       { test: { ...project('e2e', './frontends/e2e').test, testTimeout: 120_000 } },

@@ -70,8 +70,12 @@ export function moneyToCents(amount: string): number {
   return Number(units) * 100 + Number(cents.padEnd(2, '0').slice(0, 2));
 }
 
-/** 123450 → "1234.50". */
-export function centsToMoney(cents: number): string {
+/** 123450 → "1234.50". A bigint for sums that may outgrow a safe integer (totals of many amounts). */
+export function centsToMoney(cents: number | bigint): string {
+  if (typeof cents === 'bigint') {
+    if (cents < 0n) throw new RangeError(`invalid cents: ${cents}`);
+    return `${cents / 100n}.${String(cents % 100n).padStart(2, '0')}`;
+  }
   if (!Number.isSafeInteger(cents) || cents < 0) throw new RangeError(`invalid cents: ${cents}`);
   const units = Math.floor(cents / 100);
   return `${units}.${String(cents % 100).padStart(2, '0')}`;

@@ -11,3 +11,4 @@ export * from './links.ts';
 export * from './organizations.ts';
 export * from './records.ts';
 export * from './sources.ts';
+export * from './stats.ts';

@@ -68,6 +68,10 @@ describe('money', () => {
     expect(centsToMoney(123450)).toBe('1234.50');
     expect(centsToMoney(5)).toBe('0.05');
     expect(() => centsToMoney(-1)).toThrow();
+    // Sums beyond a safe integer stay exact as bigints.
+    expect(centsToMoney(12_345_678_901_234_567_890n)).toBe('123456789012345678.90');
+    expect(centsToMoney(7n)).toBe('0.07');
+    expect(() => centsToMoney(-1n)).toThrow();
   });
 });
 

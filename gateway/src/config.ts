@@ -59,6 +59,7 @@ export const GatewayConfigSchema = z.object({
   AUTH_URL: env.url(),
   RECORDS_URL: env.url(),
   LINKING_URL: env.url(),
+  STATS_URL: env.url(),
 });
 export type GatewayConfig = z.output<typeof GatewayConfigSchema>;
 

@@ -1,5 +1,5 @@
 /**
- * The services of the gateway's tests, without vitest: auth, records and linking on real ports
+ * The services of the gateway's tests, without vitest: auth, records, linking and stats on real ports
  * and gateways in front of them, in a namespace the caller gives and closes (stack.ts wraps it for
  * test files; serve-stack.ts runs it in a process of its own for tests in a browser environment).
  */
@@ -11,6 +11,8 @@ import { linkingTestConfig } from '@nrad/linking-service/test-support';
 import { createApp as createRecordsApp } from '@nrad/records-service/app';
 import { recordsTestConfig } from '@nrad/records-service/test-support';
 import { closeServer, connectBus, connectMongo, createLogger, listen } from '@nrad/service-kit';
+import { createApp as createStatsApp } from '@nrad/stats-service/app';
+import { statsTestConfig } from '@nrad/stats-service/test-support';
 import { Redis } from 'ioredis';
 import { createGateway } from '../src/app.ts';
 import { type GatewayConfig, GatewayConfigSchema } from '../src/config.ts';
@@ -58,6 +60,17 @@ export async function createAuthStack(t: TestNamespace) {
   const linkingDb = await connectMongo({ url: linkingConfig.MONGO_URL, dbName: linkingConfig.MONGO_DB });
   const linking = await createLinkingApp({ config: linkingConfig, db: linkingDb, bus, logger });
   const linkingServer = await listen(linking.app, 0, '127.0.0.1');
+  const statsConfig = statsTestConfig({
+    identitySecret: IDENTITY_SECRET,
+    mongoUrl: t.mongoUrl,
+    natsUrl: t.natsUrl,
+    dbName: t.db('stats'),
+    recordsStream: recordsConfig.RECORDS_STREAM,
+    recordsSubjectPrefix: recordsConfig.RECORDS_SUBJECT_PREFIX,
+  });
+  const statsDb = await connectMongo({ url: statsConfig.MONGO_URL, dbName: statsConfig.MONGO_DB });
+  const stats = await createStatsApp({ config: statsConfig, db: statsDb, bus, logger });
+  const statsServer = await listen(stats.app, 0, '127.0.0.1');
   const redis = new Redis(t.redisUrl);
   const closers: Array<() => unknown> = [];
 
@@ -71,6 +84,7 @@ export async function createAuthStack(t: TestNamespace) {
       AUTH_URL: authUrl,
       RECORDS_URL: `http://127.0.0.1:${recordsServer.port}`,
       LINKING_URL: `http://127.0.0.1:${linkingServer.port}`,
+      STATS_URL: `http://127.0.0.1:${statsServer.port}`,
       TRUST_PROXY: 'true',
       ...overrides,
     });
@@ -85,10 +99,12 @@ export async function createAuthStack(t: TestNamespace) {
     await authServer.close();
     await recordsServer.close();
     await linkingServer.close();
+    await statsServer.close();
     await linking.stop();
+    await stats.stop();
     await records.stop();
     await bus.nc.close();
-    await Promise.all([db.close(), recordsDb.close(), linkingDb.close()]);
+    await Promise.all([db.close(), recordsDb.close(), linkingDb.close(), statsDb.close()]);
   };
 
   return {
@@ -104,6 +120,7 @@ export async function createAuthStack(t: TestNamespace) {
     recordsStream: recordsConfig.RECORDS_STREAM,
     linkingDb,
     linksStream: linkingConfig.LINKS_STREAM,
+    statsDb,
     closeAuth: () => closeServer(authServer.server),
   };
 }

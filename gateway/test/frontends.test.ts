@@ -137,6 +137,7 @@ describe('serving the built frontends', () => {
       AUTH_URL: 'http://127.0.0.1:1',
       RECORDS_URL: 'http://127.0.0.1:2',
       LINKING_URL: 'http://127.0.0.1:3',
+      STATS_URL: 'http://127.0.0.1:4',
     };
     for (const bad of ['not json', '{"Settings":"/x"}', '{"settings":"javascript:alert(1)"}', '[1]']) {
       const parsed = GatewayConfigSchema.safeParse({ ...base, MF_REMOTES: bad });

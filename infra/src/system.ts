@@ -38,6 +38,11 @@ export const SERVICES: ReadonlyArray<{ name: string; entry: string; env: (s: Sha
     entry: 'services/linking/dist/main.js',
     env: (s) => ({ MONGO_URL: s.mongoUrl, NATS_URL: s.natsUrl, IDENTITY_SECRET: s.identitySecret }),
   },
+  {
+    name: 'stats',
+    entry: 'services/stats/dist/main.js',
+    env: (s) => ({ MONGO_URL: s.mongoUrl, NATS_URL: s.natsUrl, IDENTITY_SECRET: s.identitySecret }),
+  },
 ];
 
 export interface SystemOptions {

@@ -176,6 +176,14 @@ describe('npm start', () => {
     expect(check.status).toBe(200);
     expect(check.body.matches.map((m: { id: string }) => m.id)).toEqual([recordIds.CUS]);
 
+    // Statistics: one record per agency, counted from the records.* events.
+    let counts: Record<string, number> = {};
+    for (let i = 0; i < 100 && counts.cusRecords !== 1; i++) {
+      counts = (await admin.get('/api/admin/stats')).body;
+      if (counts.cusRecords !== 1) await new Promise((r) => setTimeout(r, 100));
+    }
+    expect(counts).toEqual({ bpsRecords: 1, fiaRecords: 1, cusRecords: 1 });
+
     // Lockout: five failures lock the account, even against the right password.
     const victim = users.CUS as { email: string; password: string };
     const statuses: number[] = [];
@@ -198,6 +206,7 @@ describe('npm start', () => {
     expect(relogin.body.user.name).toBe('BPS Renamed');
     const kept = await again.get('/api/records');
     expect(kept.body.map((r: { incidentNumber: string }) => r.incidentNumber)).toEqual(['BPS-2025-001']);
+    expect((await again.get('/api/stats')).body).toMatchObject({ totalRecords: 1, internationalCases: 0 });
     expect(kept.body[0]).toMatchObject({ linked: true, linkedOrganizations: ['CUS', 'FIA'] });
     const linked = await again.get(`/api/records/${bpsId}/linked`);
     expect(linked.body.map((r: { organization: string }) => r.organization).sort()).toEqual(['CUS', 'FIA']);

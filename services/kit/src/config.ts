@@ -33,6 +33,18 @@ export const env = {
       .transform((v) => v === 'true' || v === '1'),
   logLevel: () => z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   seconds: (fallback: number) => z.coerce.number().int().positive().default(fallback),
+  /** A JetStream stream or consumer name (`RECORDS`, `stats`). */
+  streamName: (fallback: string) =>
+    z
+      .string()
+      .regex(/^[A-Za-z0-9_-]+$/, 'must be letters, digits, _ and -')
+      .default(fallback),
+  /** The subject tokens before an event's type (`records` of `records.created`). */
+  subjectPrefix: (fallback: string) =>
+    z
+      .string()
+      .regex(/^[A-Za-z0-9_-]+(\.[A-Za-z0-9_-]+)*$/, 'must be subject tokens separated by dots')
+      .default(fallback),
 };
 
 /** Variables every service reads. */

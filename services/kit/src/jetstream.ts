@@ -48,7 +48,11 @@ export interface StreamSpec {
   duplicateWindowMs?: number;
 }
 
-/** Creates the stream, or brings an existing one's subjects and duplicate window up to date. */
+/**
+ * Creates the stream, or brings an existing one's subjects and duplicate window up to date. Several
+ * services ensure the same stream at start (records, linking and stats all read RECORDS): when
+ * another one creates it between our look-up and our create, it is found and brought up to date.
+ */
 export async function ensureStream(jsm: JetStreamManager, spec: StreamSpec): Promise<void> {
   const config = {
     name: spec.name,
@@ -56,11 +60,18 @@ export async function ensureStream(jsm: JetStreamManager, spec: StreamSpec): Pro
     storage: StorageType.File,
     duplicate_window: nanos(spec.duplicateWindowMs ?? 24 * 3_600_000),
   };
-  try {
-    await jsm.streams.info(spec.name);
-  } catch {
-    await jsm.streams.add(config);
-    return;
+  const exists = () =>
+    jsm.streams.info(spec.name).then(
+      () => true,
+      () => false,
+    );
+  if (!(await exists())) {
+    try {
+      await jsm.streams.add(config);
+      return;
+    } catch (err) {
+      if (!(await exists())) throw err;
+    }
   }
   await jsm.streams.update(spec.name, { subjects: config.subjects, duplicate_window: config.duplicate_window });
 }

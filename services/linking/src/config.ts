@@ -3,30 +3,19 @@ import { baseServiceEnv, env, loadConfig } from '@nrad/service-kit';
 import { z } from 'zod';
 import { DEFAULT_THRESHOLD } from './matching/index.ts';
 
-const streamName = (fallback: string) =>
-  z
-    .string()
-    .regex(/^[A-Za-z0-9_-]+$/)
-    .default(fallback);
-const subjectPrefix = (fallback: string) =>
-  z
-    .string()
-    .regex(/^[A-Za-z0-9_-]+(\.[A-Za-z0-9_-]+)*$/)
-    .default(fallback);
-
 export const LinkingConfigSchema = z.object({
   ...baseServiceEnv,
   PORT: env.port(8083),
   MONGO_DB: z.string().min(1).default('nrad_linking'),
   NATS_URL: z.string({ error: 'is required' }).min(1, 'is required'),
   /** Where record events come from (the records service's stream and subjects). */
-  RECORDS_STREAM: streamName(RECORDS_STREAM),
-  RECORDS_SUBJECT_PREFIX: subjectPrefix('records'),
+  RECORDS_STREAM: env.streamName(RECORDS_STREAM),
+  RECORDS_SUBJECT_PREFIX: env.subjectPrefix('records'),
   /** Where `links.created` goes. */
-  LINKS_STREAM: streamName(LINKS_STREAM),
-  LINKS_SUBJECT_PREFIX: subjectPrefix('links'),
+  LINKS_STREAM: env.streamName(LINKS_STREAM),
+  LINKS_SUBJECT_PREFIX: env.subjectPrefix('links'),
   /** The durable consumer of record events (one per deployment). */
-  RECORDS_CONSUMER: streamName('linking'),
+  RECORDS_CONSUMER: env.streamName('linking'),
   /** Whether new records are linked automatically (off: only the NAMLC check and manual links). */
   AUTO_LINK: env.bool(true),
   /** Lowest confidence (0–100) for an automatic link and for a NAMLC check result. */

@@ -1,17 +1,15 @@
-import {
-  type CaseRecord,
-  IDENTITY_HEADER,
-  type LinkEvent,
-  LinkEventSchema,
-  type Organization,
-  type UserIdentity,
-} from '@nrad/contracts';
+import { type CaseRecord, type LinkEvent, LinkEventSchema, type UserIdentity } from '@nrad/contracts';
 import { type TestNamespace, testNamespace, waitUntil } from '@nrad/infra/harness';
 import { createApp as createRecordsApp } from '@nrad/records-service/app';
-import { recordsTestConfig } from '@nrad/records-service/test-support';
-import { type Bus, connectBus, connectMongo, createLogger, signIdentity } from '@nrad/service-kit';
-import { type Connection, Types } from 'mongoose';
-import request from 'supertest';
+import {
+  recordsTestConfig,
+  type TestApi,
+  testApiAs,
+  testRecordBody,
+  testUser,
+} from '@nrad/records-service/test-support';
+import { type Bus, connectBus, connectMongo, createLogger } from '@nrad/service-kit';
+import type { Connection } from 'mongoose';
 import { afterAll } from 'vitest';
 import { createApp } from '../src/app.ts';
 import type { LinkingConfig } from '../src/config.ts';
@@ -21,35 +19,10 @@ export const SECRET = 'l'.repeat(40);
 export const logger = createLogger({ name: 'linking-test', level: (process.env.TEST_LOG as 'silent') ?? 'silent' });
 
 /** A signed-in user of an organization (as the gateway would vouch for them). */
-export function userOf(organization: Organization, name = `${organization} user`): UserIdentity {
-  return { kind: 'user', userId: new Types.ObjectId().toHexString(), name, organization, role: 'Analyst' };
-}
+export const userOf = testUser;
 
-let counter = 0;
 /** A valid record body; every call a new incident number. */
-export function recordBody(overrides: Record<string, unknown> = {}) {
-  counter += 1;
-  return {
-    incidentNumber: `LNK-${Date.now().toString(36)}-${counter}`,
-    suspectName: 'John Smith',
-    suspectDob: '1980-05-17',
-    incidentDate: '2024-03-02',
-    caseAmount: '1500.00',
-    seizedAmount: '0',
-    confiscatedAmount: '0',
-    sourceOfRecord: 'Police Investigation',
-    internationalNexus: false,
-    cyberAssisted: false,
-    ...overrides,
-  };
-}
-
-type Api = {
-  get(path: string): request.Test;
-  post(path: string): request.Test;
-  put(path: string): request.Test;
-  delete(path: string): request.Test;
-};
+export const recordBody = (overrides: Record<string, unknown> = {}) => testRecordBody('LNK', overrides);
 
 type Built = Awaited<ReturnType<typeof createApp>>;
 
@@ -60,7 +33,7 @@ export interface LinkingHarness {
   db: Connection;
   built: Built;
   /** Requests as a user: the linking paths go to the linking service, the rest to records. */
-  as(user: UserIdentity): Promise<Api>;
+  as(user: UserIdentity): Promise<TestApi>;
   /** Creates a record as `user` and waits until the linking service has indexed it. */
   create(user: UserIdentity, overrides?: Record<string, unknown>): Promise<CaseRecord>;
   /** Waits until the index holds the record at (at least) this version. */
@@ -110,16 +83,7 @@ export async function startLinking(options: { threshold?: number; autoLink?: boo
   const h = { t, config, bus, db, built: await createApp({ config, db, bus, logger }) } as LinkingHarness;
   let linkingServer = h.built.app.callback();
 
-  h.as = async (user) => {
-    const headers = { [IDENTITY_HEADER]: await signIdentity(user, SECRET) };
-    const to = (p: string) => request(LINKING_PATH.test(p.split('?')[0] ?? '') ? linkingServer : recordsServer);
-    return {
-      get: (p) => to(p).get(p).set(headers),
-      post: (p) => to(p).post(p).set(headers),
-      put: (p) => to(p).put(p).set(headers),
-      delete: (p) => to(p).delete(p).set(headers),
-    };
-  };
+  h.as = (user) => testApiAs(user, SECRET, (p) => (LINKING_PATH.test(p) ? linkingServer : recordsServer));
   h.indexed = (id, version = 1) =>
     waitUntil(
       `record ${id} v${version} indexed`,

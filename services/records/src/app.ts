@@ -1,12 +1,4 @@
-import {
-  type Bus,
-  createServiceApp,
-  ensureStream,
-  isFerretDb,
-  type Logger,
-  mongoReadiness,
-  type StreamSpec,
-} from '@nrad/service-kit';
+import { type Bus, createServiceApp, ensureStream, isFerretDb, type Logger, mongoReadiness } from '@nrad/service-kit';
 import type { Connection } from 'mongoose';
 import type { RecordsConfig } from './config.ts';
 import { DropdownRepository } from './data/dropdowns.ts';
@@ -36,9 +28,9 @@ export async function createApp({ config, db, bus, logger }: RecordsAppDeps) {
   const dropdowns = new DropdownRepository(db);
   await records.init();
   await dropdowns.seed(DEFAULT_DROPDOWNS);
-  await ensureStreamOf(bus, { name: config.RECORDS_STREAM, subjects: [`${config.RECORDS_SUBJECT_PREFIX}.>`] });
+  await ensureStream(bus.jsm, { name: config.RECORDS_STREAM, subjects: [`${config.RECORDS_SUBJECT_PREFIX}.>`] });
   // The linking service publishes to LINKS; whichever of the two starts first creates it.
-  await ensureStreamOf(bus, { name: config.LINKS_STREAM, subjects: [`${config.LINKS_SUBJECT_PREFIX}.>`] });
+  await ensureStream(bus.jsm, { name: config.LINKS_STREAM, subjects: [`${config.LINKS_SUBJECT_PREFIX}.>`] });
 
   const lock = new KeyedLock();
   const relay = new OutboxRelay({
@@ -81,12 +73,4 @@ export async function createApp({ config, db, bus, logger }: RecordsAppDeps) {
     await relay.stop();
   };
   return { app, deps, relay, links, stop };
-}
-
-/**
- * `ensureStream`, tried twice: when another service creates the same stream between our look-up
- * and our create, the second try finds it and only brings it up to date.
- */
-async function ensureStreamOf(bus: Bus, spec: StreamSpec): Promise<void> {
-  await ensureStream(bus.jsm, spec).catch(() => ensureStream(bus.jsm, spec));
 }

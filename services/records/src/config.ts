@@ -8,23 +8,11 @@ export const RecordsConfigSchema = z.object({
   MONGO_DB: z.string().min(1).default('nrad_records'),
   NATS_URL: z.string({ error: 'is required' }).min(1, 'is required'),
   /** The JetStream stream of record events and the first token of its subjects. */
-  RECORDS_STREAM: z
-    .string()
-    .regex(/^[A-Za-z0-9_-]+$/)
-    .default(RECORDS_STREAM),
-  RECORDS_SUBJECT_PREFIX: z
-    .string()
-    .regex(/^[A-Za-z0-9_-]+(\.[A-Za-z0-9_-]+)*$/)
-    .default('records'),
+  RECORDS_STREAM: env.streamName(RECORDS_STREAM),
+  RECORDS_SUBJECT_PREFIX: env.subjectPrefix('records'),
   /** The JetStream stream of link events (the linking service's) and the first token of its subjects. */
-  LINKS_STREAM: z
-    .string()
-    .regex(/^[A-Za-z0-9_-]+$/)
-    .default(LINKS_STREAM),
-  LINKS_SUBJECT_PREFIX: z
-    .string()
-    .regex(/^[A-Za-z0-9_-]+(\.[A-Za-z0-9_-]+)*$/)
-    .default('links'),
+  LINKS_STREAM: env.streamName(LINKS_STREAM),
+  LINKS_SUBJECT_PREFIX: env.subjectPrefix('links'),
   /** How often the outbox relay retries events it could not publish (milliseconds). */
   RELAY_RETRY_MS: z.coerce.number().int().min(50).default(1000),
   /** How often the whole collection is searched for events not yet published (milliseconds). */

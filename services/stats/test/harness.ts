@@ -1,0 +1,200 @@
+import {
+  type AdminStats,
+  AdminStatsSchema,
+  type CaseRecord,
+  type CountryStat,
+  CountryStatsSchema,
+  type DashboardStats,
+  DashboardStatsSchema,
+  type RecordEvent,
+  RecordFieldsSchema,
+  recordSubject,
+  type UserIdentity,
+} from '@nrad/contracts';
+import { type TestNamespace, testNamespace, waitUntil } from '@nrad/infra/harness';
+import { createApp as createRecordsApp } from '@nrad/records-service/app';
+import {
+  recordsTestConfig,
+  type TestApi,
+  testApiAs,
+  testRecordBody,
+  testUser,
+} from '@nrad/records-service/test-support';
+import { type Bus, connectBus, connectMongo, createLogger, publishEvent } from '@nrad/service-kit';
+import { type Connection, Types } from 'mongoose';
+import type request from 'supertest';
+import { afterAll, expect } from 'vitest';
+import { createApp } from '../src/app.ts';
+import type { StatsConfig } from '../src/config.ts';
+import { StatsStore } from '../src/data/store.ts';
+import { directStats, statsTestConfig } from '../src/test-support.ts';
+import { type RebuildReport, rebuildReadModel } from '../src/use-cases/rebuild.ts';
+
+export const SECRET = 's'.repeat(40);
+export const logger = createLogger({ name: 'stats-test', level: (process.env.TEST_LOG as 'silent') ?? 'silent' });
+
+/** A signed-in user of an organization (as the gateway would vouch for them). */
+export const userOf = testUser;
+
+export const YEAR = new Date().getUTCFullYear();
+
+/** A valid record body; every call a new incident number. Incident date: this year. */
+export const recordBody = (overrides: Record<string, unknown> = {}) =>
+  testRecordBody('STA', { incidentDate: `${YEAR}-01-01`, ...overrides });
+
+type Built = Awaited<ReturnType<typeof createApp>>;
+
+export interface StatsHarness {
+  t: TestNamespace;
+  config: StatsConfig;
+  bus: Bus;
+  db: Connection;
+  recordsDb: Connection;
+  built: Built;
+  /** Requests as a user: the stats paths go to the stats service, the rest to records. */
+  as(user: UserIdentity): Promise<TestApi>;
+  /** Creates a record as `user` and waits until the stats have applied it. */
+  create(user: UserIdentity, overrides?: Record<string, unknown>): Promise<CaseRecord>;
+  /** Edits (PUT with the record's fields and `overrides`), deletes or restores, and waits for the stats. */
+  edit(user: UserIdentity, record: CaseRecord, overrides: Record<string, unknown>): Promise<CaseRecord>;
+  remove(user: UserIdentity, record: CaseRecord): Promise<CaseRecord>;
+  restore(user: UserIdentity, record: CaseRecord): Promise<CaseRecord>;
+  /** Waits until the model holds the record at (at least) this version. */
+  applied(id: string, version: number): Promise<void>;
+  /** Waits until the consumer has handled (acked) every event in the stream. */
+  caughtUp(): Promise<void>;
+  /** Publishes an event to the RECORDS stream as the records service would (a new message id by default). */
+  publish(event: RecordEvent, msgId?: string): Promise<void>;
+  /** `GET /api/stats` and `GET /api/stats/countries` as `user`, checked against their schemas. */
+  stats(user: UserIdentity): Promise<DashboardStats>;
+  countries(user: UserIdentity): Promise<CountryStat[]>;
+  /** The three stats paths (the admin counts as ADMIN) for `user`. */
+  read(user: UserIdentity): Promise<{ stats: DashboardStats; countries: CountryStat[]; admin: AdminStats }>;
+  /** Asserts that what `user` reads equals the direct count over the records database. */
+  expectDirect(user: UserIdentity): Promise<void>;
+  /**
+   * Stops the stats service and starts a new instance on the same database and stream, with the
+   * given clock (default the real one); `expectDirect` counts at that clock's time.
+   */
+  restart(now?: () => Date): Promise<void>;
+  /** Stops the stats service, rebuilds its read model from the stream, starts it again. */
+  rebuild(): Promise<RebuildReport>;
+  stop(): Promise<void>;
+}
+
+const STATS_PATH = /^\/api\/(stats(\/countries)?|admin\/stats)$/;
+
+export async function startStats(): Promise<StatsHarness> {
+  const t = testNamespace();
+  const recordsConfig = recordsTestConfig({
+    identitySecret: SECRET,
+    mongoUrl: t.mongoUrl,
+    natsUrl: t.natsUrl,
+    dbName: t.db('records'),
+    stream: t.stream('RECORDS'),
+    subjectPrefix: t.subject('records'),
+  });
+  const config = statsTestConfig({
+    identitySecret: SECRET,
+    mongoUrl: t.mongoUrl,
+    natsUrl: t.natsUrl,
+    dbName: t.db('stats'),
+    recordsStream: recordsConfig.RECORDS_STREAM,
+    recordsSubjectPrefix: recordsConfig.RECORDS_SUBJECT_PREFIX,
+  });
+  const recordsDb = await connectMongo({ url: recordsConfig.MONGO_URL, dbName: recordsConfig.MONGO_DB });
+  const db = await connectMongo({ url: config.MONGO_URL, dbName: config.MONGO_DB });
+  const bus = await connectBus({ url: t.natsUrl, name: 'stats-test' });
+  const records = await createRecordsApp({ config: recordsConfig, db: recordsDb, bus, logger });
+  const recordsServer = records.app.callback();
+  const h = { t, config, bus, db, recordsDb, built: await createApp({ config, db, bus, logger }) } as StatsHarness;
+  let statsServer = h.built.app.callback();
+  let running = true;
+
+  h.as = (user) => testApiAs(user, SECRET, (p) => (STATS_PATH.test(p) ? statsServer : recordsServer));
+  h.applied = (id, version) =>
+    waitUntil(
+      `record ${id} v${version} applied`,
+      async () => (h.built.deps.model.versionOf(id) ?? 0) >= version,
+      10_000,
+    );
+  h.caughtUp = () =>
+    waitUntil(
+      'consumer caught up',
+      async () => {
+        const info = await bus.jsm.consumers.info(config.RECORDS_STREAM, config.RECORDS_CONSUMER);
+        return info.num_pending === 0 && info.num_ack_pending === 0;
+      },
+      10_000,
+    );
+  const changed = async (res: request.Response) => {
+    const record = res.body as CaseRecord;
+    if (running) await h.applied(record.id, record.version);
+    return record;
+  };
+  h.create = async (user, overrides = {}) =>
+    changed(await (await h.as(user)).post('/api/records').send(recordBody(overrides)).expect(201));
+  h.edit = async (user, record, overrides) => {
+    const fields = Object.fromEntries(
+      Object.keys(RecordFieldsSchema.shape).map((k) => [k, record[k as keyof CaseRecord]]),
+    );
+    return changed(
+      await (await h.as(user))
+        .put(`/api/records/${record.id}`)
+        .send({ ...fields, ...overrides, version: record.version })
+        .expect(200),
+    );
+  };
+  h.remove = async (user, record) => changed(await (await h.as(user)).delete(`/api/records/${record.id}`).expect(200));
+  h.restore = async (user, record) =>
+    changed(await (await h.as(user)).post(`/api/records/${record.id}/restore`).expect(200));
+  h.publish = async (event, msgId = new Types.ObjectId().toHexString()) => {
+    await publishEvent(bus.js, recordSubject(event.type, config.RECORDS_SUBJECT_PREFIX), msgId, event);
+  };
+  const get = async (user: UserIdentity, path: string) => (await (await h.as(user)).get(path).expect(200)).body;
+  h.stats = async (user) => DashboardStatsSchema.parse(await get(user, '/api/stats'));
+  h.countries = async (user) => CountryStatsSchema.parse(await get(user, '/api/stats/countries'));
+  h.read = async (user) => ({
+    stats: await h.stats(user),
+    countries: await h.countries(user),
+    admin: AdminStatsSchema.parse(await get(userOf('ADMIN'), '/api/admin/stats')),
+  });
+  let clock = () => new Date();
+  h.expectDirect = async (user) => {
+    const direct = await directStats(recordsDb, user.organization === 'ADMIN' ? null : user.organization, clock());
+    expect(await h.read(user)).toEqual(direct);
+  };
+  h.restart = async (now = () => new Date()) => {
+    if (running) await h.built.stop();
+    clock = now;
+    h.built = await createApp({ config, db, bus, logger, now });
+    statsServer = h.built.app.callback();
+    running = true;
+  };
+  h.rebuild = async () => {
+    await h.built.stop();
+    running = false;
+    const report = await rebuildReadModel({
+      store: new StatsStore(db),
+      bus,
+      logger,
+      stream: config.RECORDS_STREAM,
+      subjectPrefix: config.RECORDS_SUBJECT_PREFIX,
+      durable: config.RECORDS_CONSUMER,
+    });
+    await h.restart();
+    return report;
+  };
+  let stopped: Promise<void> | undefined;
+  h.stop = () => {
+    stopped ??= (async () => {
+      if (running) await h.built.stop();
+      await records.stop();
+      await bus.nc.close();
+      await Promise.all([db.close(), recordsDb.close()]);
+    })();
+    return stopped;
+  };
+  afterAll(() => h.stop());
+  return h;
+}
