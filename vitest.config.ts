@@ -46,6 +46,7 @@ export default defineConfig({
       screens('settings', './frontends/settings'),
       screens('records-screens', './frontends/records'),
       screens('search', './frontends/search'),
+      screens('dashboard', './frontends/dashboard'),
       project('bench', './bench'),
     ],
   },

@@ -74,7 +74,10 @@ describe('npm start', () => {
       expect(await page.text(), screen).toContain('<div id="root">');
     }
     expect(await (await fetch(`${first.url}/mf/remotes.json`)).json()).toEqual({
-      remotes: ['records', 'search', 'settings'].map((name) => ({ name, entry: `/mf/${name}/mf-manifest.json` })),
+      remotes: ['dashboard', 'records', 'search', 'settings'].map((name) => ({
+        name,
+        entry: `/mf/${name}/mf-manifest.json`,
+      })),
     });
 
     const users: Record<string, { email: string; password: string }> = {};

@@ -54,7 +54,7 @@ describe('bundle budget', () => {
     });
     await signIn(fresh, person.email, person.password);
     await fresh.waitForURL((url) => url.pathname === '/');
-    await fresh.getByText('Dashboard is not available right now').waitFor();
+    await fresh.getByText('Records Overview', { exact: false }).waitFor();
     const settings = await measure(fresh, async () => {
       await fresh.getByRole('button', { name: person.name }).click();
       await fresh.getByRole('menuitem', { name: 'Settings' }).click();
@@ -63,12 +63,13 @@ describe('bundle budget', () => {
     const cookies = await context.cookies();
     await context.close();
 
-    // A signed-in user opening the app with an empty cache: shell and frame, no remote yet.
+    // A signed-in user opening the app with an empty cache: shell and frame, no remote (a route
+    // whose remote is not deployed: Batch Upload comes with the ingest issue).
     const { page: cold } = await web.page();
     await cold.context().addCookies(cookies);
     const frame = await measure(cold, async () => {
-      await cold.goto('/');
-      await cold.getByText('Dashboard is not available right now').waitFor();
+      await cold.goto('/batch-upload');
+      await cold.getByText('Batch Upload is not available right now').waitFor();
     });
 
     const report = {

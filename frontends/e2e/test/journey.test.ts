@@ -51,10 +51,9 @@ describe('a new user in Chromium', () => {
       'Search',
     ]);
     expect(await nav.getByRole('link', { name: 'Dashboard' }).getAttribute('aria-current')).toBe('page');
-    // The dashboard remote is not deployed yet: the frame says so, with Retry.
-    await page.getByText('Dashboard is not available right now').waitFor();
-    await page.getByRole('button', { name: 'Retry' }).waitFor();
-    await shot(page, 'frame-dashboard-unavailable');
+    // The dashboard inside the frame.
+    await page.getByRole('heading', { name: 'Customs Records Overview' }).waitFor();
+    await shot(page, 'frame-dashboard');
 
     // Settings through the user menu.
     await page.getByRole('button', { name: person.name }).click();

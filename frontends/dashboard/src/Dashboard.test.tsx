@@ -1,0 +1,104 @@
+import type { DashboardStats } from '@nrad/contracts';
+import { spawnStack } from '@nrad/gateway/spawn-stack';
+import { screen, waitFor, within } from '@testing-library/react';
+import userEvent from '@testing-library/user-event';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { createRecord, createRecords, deleteRecord } from '../../shared/test/records-api.ts';
+import { openAt, renderScreen, signedInAs } from '../../shared/test/render.tsx';
+import Dashboard, { NO_COUNTRIES_TEXT } from './Dashboard.tsx';
+
+let url = '';
+beforeAll(async () => {
+  ({ url } = await spawnStack());
+  openAt(`${url}/`);
+});
+
+const year = new Date().getUTCFullYear();
+
+/** Waits until the stats service has counted what was just written (it follows the events). */
+async function statsReach(total: number): Promise<DashboardStats> {
+  const until = Date.now() + 20_000;
+  for (;;) {
+    const stats = (await (await fetch('/api/stats')).json()) as DashboardStats;
+    if (stats.totalRecords === total) return stats;
+    if (Date.now() > until) throw new Error(`stats stayed at ${stats.totalRecords} records, not ${total}`);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}
+
+const card = (testId: string) => screen.getByTestId(testId);
+
+describe('Dashboard', () => {
+  it('shows zeros and the empty states to an agency without records', async () => {
+    await signedInAs('CUS');
+    openAt(`${url}/`);
+    renderScreen(<Dashboard />);
+    expect(await screen.findByRole('heading', { name: 'Customs Records Overview' })).toBeInTheDocument();
+    await waitFor(() => expect(card('stat-total')).toHaveTextContent('Total Records0'));
+    expect(card('stat-month')).toHaveTextContent('This Month0');
+    expect(card('stat-international')).toHaveTextContent('International Cases0');
+    expect(card('stat-seized')).toHaveTextContent(`Total Seized Amount (${year})$0.00`);
+    expect(await screen.findByText(NO_COUNTRIES_TEXT)).toBeInTheDocument();
+    expect(await screen.findByText('No records found')).toBeInTheDocument();
+    expect(screen.getByText('Global Incident Distribution')).toBeInTheDocument();
+  });
+
+  it('counts the agency’s records, lists its top countries and its five newest records', async () => {
+    await signedInAs('FIA');
+    const thisYear = `${year}-01-15`;
+    await createRecords(3, (i) => ({
+      suspectName: `Brazil Case ${i}`,
+      internationalNexus: true,
+      country: 'Brazil',
+      incidentDate: thisYear,
+      seizedAmount: '100.25',
+    }));
+    await createRecords(2, (i) => ({ suspectName: `Chile Case ${i}`, internationalNexus: true, country: 'Chile' }));
+    const gone = await createRecord({ suspectName: 'Deleted Case', internationalNexus: true, country: 'Chile' });
+    await createRecord({ suspectName: 'Home Case', incidentDate: `${year - 1}-12-31`, seizedAmount: '999' });
+    const newest = await createRecord({ suspectName: 'Newest Case', seizedAmount: '0.5', incidentDate: thisYear });
+    await deleteRecord(gone.id);
+    await statsReach(7);
+
+    const user = userEvent.setup();
+    renderScreen(<Dashboard />);
+    expect(
+      await screen.findByRole('heading', { name: 'Financial Intelligence Agency Records Overview' }),
+    ).toBeInTheDocument();
+    await waitFor(() => expect(card('stat-total')).toHaveTextContent('Total Records7'));
+    expect(card('stat-month')).toHaveTextContent('This Month7');
+    expect(card('stat-international')).toHaveTextContent('International Cases5');
+    // Seized this year: 3 × 100.25 + 0.5; last year's 999 does not count.
+    expect(card('stat-seized')).toHaveTextContent(`Total Seized Amount (${year})$301.25`);
+
+    const top = await screen.findByTestId('top-countries');
+    expect(
+      within(top)
+        .getAllByTestId('top-country')
+        .map((t) => t.textContent),
+    ).toEqual(['Brazil 3', 'Chile 2']);
+
+    await waitFor(() => expect(document.querySelectorAll('tbody tr.ant-table-row')).toHaveLength(5));
+    const first = document.querySelector('tbody tr.ant-table-row') as HTMLElement;
+    expect([...first.children].map((c) => c.textContent)).toEqual([
+      newest.incidentNumber,
+      'Newest Case',
+      `01/15/${year}`,
+      '$100.50',
+      'No',
+      'No',
+    ]);
+    expect(screen.queryByText('Deleted Case')).toBeNull();
+
+    // The map: every country drawn, the two with incidents shaded, Brazil (the maximum) red.
+    const map = await screen.findByTestId('world-map');
+    await waitFor(() => expect(map.querySelectorAll('path').length).toBeGreaterThan(200));
+    const fills = new Set([...map.querySelectorAll('path')].map((p) => p.getAttribute('fill')));
+    expect(fills).toContain('#f8f9fa'); // countries without data
+    expect(fills).toContain('rgb(255,0,0)'); // Brazil: 3, the maximum
+    expect(fills).toContain('rgb(250,80,80)'); // Chile: 2 of 3 along #f0f0f0 → red
+    expect([...fills].filter((f) => /^rgb\((?!0,0,0)/.test(f ?? ''))).toHaveLength(2);
+    await user.click(within(first).getByText('Newest Case'));
+    expect(window.location.pathname).toBe(`/record/${newest.id}`);
+  });
+});
