@@ -24,7 +24,13 @@ export interface StatsAppDeps {
 export async function createApp({ config, db, bus, logger, now }: StatsAppDeps) {
   const store = new StatsStore(db);
   await store.init();
-  const deps: StatsDeps = { store, model: new StatsModel(), logger, now: now ?? (() => new Date()) };
+  const deps: StatsDeps = {
+    store,
+    model: new StatsModel(),
+    logger,
+    now: now ?? (() => new Date()),
+    unsaved: new Set(),
+  };
   const started = Date.now();
   await loadModel(deps);
   logger.info({ records: deps.model.size, ms: Date.now() - started }, 'read model loaded');

@@ -1,6 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { type CaseRecord, type RecordEvent, recordSubject } from '@nrad/contracts';
+import { Types } from 'mongoose';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { STATE_COLLECTION } from '../src/data/store.ts';
 import { type StatsHarness, startStats, userOf } from './harness.ts';
 
 let h: StatsHarness;
@@ -53,7 +55,7 @@ describe('the consumer of records.*', () => {
   it('changes nothing when the whole stream is replayed (consumer deleted and made again)', async () => {
     await h.create(cus, { internationalNexus: true, country: 'Bahamas', seizedAmount: '3.33' });
     const before = await h.read(cus);
-    await h.built.stop();
+    await h.halt();
     await h.bus.jsm.consumers.delete(h.config.RECORDS_STREAM, h.config.RECORDS_CONSUMER);
     await h.restart();
     await h.caughtUp();
@@ -66,7 +68,7 @@ describe('the consumer of records.*', () => {
 
   it('counts what changed while it was down once it is back, from the stored states and the durable consumer', async () => {
     const kept = await h.create(bps, { seizedAmount: '1' });
-    await h.built.stop();
+    await h.halt();
     const api = await h.as(bps);
     const res = await api
       .post('/api/records')
@@ -101,6 +103,29 @@ describe('the consumer of records.*', () => {
     expect(later.seizedYear).toBe(nextMonth.getUTCFullYear());
     await h.expectDirect(cus);
     await h.restart();
+  });
+
+  it('counts a change at once, and stores it when a failed write is retried, before acknowledging it', async () => {
+    const store = h.built.deps.store;
+    const save = store.save.bind(store);
+    let failures = 0;
+    store.save = async (...args) => {
+      if (failures++ === 0) throw new Error('the database is down');
+      return save(...args);
+    };
+    try {
+      const before = await h.stats(bps);
+      const record = await h.create(bps, { seizedAmount: '2.50' }); // counted: the write has not succeeded yet
+      expect((await h.stats(bps)).totalRecords).toBe(before.totalRecords + 1);
+      await h.caughtUp(); // redelivered after the failure, written, acknowledged
+      expect(failures).toBe(2);
+      const stored = await h.db.collection(STATE_COLLECTION).findOne({ _id: new Types.ObjectId(record.id) });
+      expect(stored).toMatchObject({ version: 1, seizedCents: 250, organization: 'BPS' });
+    } finally {
+      store.save = save;
+    }
+    await h.restart();
+    await h.expectDirect(bps);
   });
 
   it('terminates an event that does not decode and goes on with the next', async () => {

@@ -77,6 +77,8 @@ export interface StatsHarness {
    * given clock (default the real one); `expectDirect` counts at that clock's time.
    */
   restart(now?: () => Date): Promise<void>;
+  /** Stops the stats service (records go on; `restart` starts it again). */
+  halt(): Promise<void>;
   /** Stops the stats service, rebuilds its read model from the stream, starts it again. */
   rebuild(): Promise<RebuildReport>;
   stop(): Promise<void>;
@@ -171,9 +173,12 @@ export async function startStats(): Promise<StatsHarness> {
     statsServer = h.built.app.callback();
     running = true;
   };
-  h.rebuild = async () => {
-    await h.built.stop();
+  h.halt = async () => {
+    if (running) await h.built.stop();
     running = false;
+  };
+  h.rebuild = async () => {
+    await h.halt();
     const report = await rebuildReadModel({
       store: new StatsStore(db),
       bus,

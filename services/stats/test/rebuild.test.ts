@@ -1,8 +1,7 @@
-import { randomUUID } from 'node:crypto';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { STATE_COLLECTION, StatsStore } from '../src/data/store.ts';
 import { rebuildCommand } from '../src/rebuild-command.ts';
-import { rebuildReadModel, ServiceRunningError } from '../src/use-cases/rebuild.ts';
+import { RebuildRefusedError, rebuildReadModel } from '../src/use-cases/rebuild.ts';
 import { logger, type StatsHarness, startStats, userOf, YEAR } from './harness.ts';
 
 let h: StatsHarness;
@@ -69,7 +68,7 @@ describe('rebuilding the read model from the RECORDS stream', () => {
       subjectPrefix: h.config.RECORDS_SUBJECT_PREFIX,
       durable: h.config.RECORDS_CONSUMER,
     };
-    await expect(rebuildReadModel(options)).rejects.toBeInstanceOf(ServiceRunningError);
+    await expect(rebuildReadModel(options)).rejects.toBeInstanceOf(RebuildRefusedError);
     const lines: string[] = [];
     const env = {
       MONGO_URL: h.config.MONGO_URL,
@@ -82,7 +81,7 @@ describe('rebuilding the read model from the RECORDS stream', () => {
     expect(await rebuildCommand(env, [], (l) => lines.push(l))).toBe(1);
     expect(lines.join('\n')).toMatch(/stats service is running.*stop it/);
 
-    await h.built.stop();
+    await h.halt();
     const before = await snapshot();
     expect(await rebuildCommand(env, [], (l) => lines.push(l))).toBe(0);
     expect(lines.at(-1)).toMatch(/^Rebuilt the stats read model of .* records, 0 undecodable/);
@@ -93,20 +92,25 @@ describe('rebuilding the read model from the RECORDS stream', () => {
     expect(lines.at(-1)).toContain('MONGO_URL');
   });
 
-  it('builds an empty model from a stream without record events', async () => {
-    const empty = await startStats();
-    await empty.create(bps); // one event …
-    await empty.built.stop();
-    await empty.bus.jsm.streams.purge(empty.config.RECORDS_STREAM); // … and none left
-    const report = await rebuildReadModel({
-      store: new StatsStore(empty.db),
-      bus: empty.bus,
+  it('builds an empty model from a stream without events, and refuses a stream that lost its first events', async () => {
+    const other = await startStats();
+    await other.halt();
+    const options = {
+      store: new StatsStore(other.db),
+      bus: other.bus,
       logger,
-      stream: empty.config.RECORDS_STREAM,
-      subjectPrefix: empty.config.RECORDS_SUBJECT_PREFIX,
-      durable: `none-${randomUUID()}`,
-    });
-    expect(report).toMatchObject({ events: 0, records: 0 });
-    expect(await empty.db.collection(STATE_COLLECTION).countDocuments()).toBe(0);
+      stream: other.config.RECORDS_STREAM,
+      subjectPrefix: other.config.RECORDS_SUBJECT_PREFIX,
+      durable: other.config.RECORDS_CONSUMER,
+    };
+    expect(await rebuildReadModel(options)).toMatchObject({ events: 0, records: 0 });
+    expect(await other.db.collection(STATE_COLLECTION).countDocuments()).toBe(0);
+
+    await other.create(bps); // a record and its event …
+    await other.bus.jsm.streams.purge(other.config.RECORDS_STREAM); // … and the event gone
+    await expect(rebuildReadModel(options)).rejects.toThrow(/no longer holds its first events/);
+    await expect(rebuildReadModel({ ...options, stream: `${options.stream}_MISSING` })).rejects.toThrow(
+      /no stream .*_MISSING/,
+    );
   });
 });

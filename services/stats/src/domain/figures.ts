@@ -96,7 +96,12 @@ export class StatsModel {
 
   /** The version applied for a record, if any. */
   versionOf(id: string): number | undefined {
-    return this.states.get(id)?.version;
+    return this.stateOf(id)?.version;
+  }
+
+  /** The state applied for a record, if any. */
+  stateOf(id: string): RecordState | undefined {
+    return this.states.get(id);
   }
 
   /** Whether a snapshot at `version` would change the model. */

@@ -12,7 +12,10 @@ export interface RebuildOptions {
   subjectPrefix: string;
   /** The service's durable consumer: while a client pulls from it, the service is running. */
   durable: string;
-  /** Rebuild even though the service seems to be running (it must not write meanwhile). */
+  /**
+   * Rebuild even though the service seems to be running (it must not write meanwhile), or the
+   * stream no longer holds its first events (records created then would be missing).
+   */
   force?: boolean;
 }
 
@@ -28,9 +31,12 @@ export interface RebuildReport {
   model: StatsModel;
 }
 
-/** Refused: the service's consumer has a client waiting for events, so the service is running. */
-export class ServiceRunningError extends Error {
-  override name = 'ServiceRunningError';
+/**
+ * Refused: the service's consumer has a client waiting for events (the service is running), the
+ * stream does not exist, or it no longer holds its first events.
+ */
+export class RebuildRefusedError extends Error {
+  override name = 'RebuildRefusedError';
 }
 
 /**
@@ -46,6 +52,7 @@ export class ServiceRunningError extends Error {
 export async function rebuildReadModel(options: RebuildOptions): Promise<RebuildReport> {
   const started = performance.now();
   if (!options.force) await refuseWhileRunning(options);
+  await checkHistory(options);
   const model = new StatsModel();
   let events = 0;
   let undecodable = 0;
@@ -63,8 +70,21 @@ export async function rebuildReadModel(options: RebuildOptions): Promise<Rebuild
 async function refuseWhileRunning({ bus, stream, durable }: RebuildOptions): Promise<void> {
   const info = await bus.jsm.consumers.info(stream, durable).catch(() => undefined);
   if (info && info.num_waiting > 0) {
-    throw new ServiceRunningError(
+    throw new RebuildRefusedError(
       `The stats service is running (consumer "${durable}" of ${stream} has a client waiting): stop it before rebuilding its read model.`,
+    );
+  }
+}
+
+/** The stream must exist and still begin with its first event, else the rebuild would lose records. */
+async function checkHistory({ bus, stream, force }: RebuildOptions): Promise<void> {
+  const info = await bus.jsm.streams.info(stream).catch((err: unknown) => {
+    if ((err as Error).name !== 'StreamNotFoundError') throw err;
+    throw new RebuildRefusedError(`There is no stream ${stream} to rebuild from (RECORDS_STREAM).`);
+  });
+  if (info.state.first_seq > 1 && !force) {
+    throw new RebuildRefusedError(
+      `The stream ${stream} no longer holds its first events (it starts at ${info.state.first_seq}): a model rebuilt from it would miss records.`,
     );
   }
 }

@@ -19,6 +19,8 @@ export interface StatsDeps {
   logger: Logger;
   /** The current time: "this month" and "this year" are read from it at each request. */
   now: () => Date;
+  /** Records counted in the model whose state is not stored yet (their event is not acknowledged). */
+  unsaved: Set<string>;
 }
 
 /** Loads every stored record state into the model (at start). */
@@ -28,16 +30,24 @@ export async function loadModel(deps: StatsDeps): Promise<void> {
 
 /**
  * Applies one `records.*` event. Idempotent: a snapshot no newer than the record's applied version
- * (a redelivery, a re-published or replayed event, an older one arriving late) changes nothing. A
- * newer one is stored first and counted after, so what is counted is always what is stored: if the
- * write fails the event is retried, and if the process dies the model is summed again at start.
+ * (a redelivery, a re-published or replayed event, an older one arriving late) changes nothing.
+ *
+ * A newer snapshot is counted at once and then stored; the event is acknowledged (by the consumer)
+ * only once it is stored. Counting first makes a change readable as soon as its event arrives,
+ * rather than after the write (an `_id` write scans the collection on FerretDB: about a second at
+ * 100,000 records). If the write fails, the record stays in `unsaved` and the event comes again:
+ * its version is no longer newer, but the record's current state is written then. If the process
+ * dies before the write, nothing was acknowledged: the model is summed from the store at start and
+ * the event is delivered again.
  */
 export async function applyRecordEvent(deps: StatsDeps, event: RecordEvent): Promise<void> {
   const id = event.record.id.toLowerCase();
-  if (!deps.model.isNewer(id, event.record.version)) return;
-  const next = stateOf(event.record);
-  await deps.store.save(id, next, deps.model.versionOf(id) === undefined);
-  deps.model.apply(id, next);
+  const isNew = deps.model.versionOf(id) === undefined;
+  if (deps.model.apply(id, stateOf(event.record))) deps.unsaved.add(id);
+  const state = deps.unsaved.has(id) ? deps.model.stateOf(id) : undefined;
+  if (!state) return;
+  await deps.store.save(id, state, isNew);
+  deps.unsaved.delete(id);
 }
 
 /** Whose records a user's statistics count: their agency's; ADMIN's are every organization's. */
