@@ -2,15 +2,43 @@
 // MONGO_URL and NATS_URL set it uses those servers; otherwise it starts the embedded FerretDB and
 // nats-server on the data of `npm start` (NRAD_DATA_DIR, default .data/), which must be stopped.
 
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { dataDir, ensureFerretdbBinary, startFerretdb, startNats } from '@nrad/infra';
 import { rebuildCommand } from '../src/rebuild-command.ts';
 
+/**
+ * A process already serving the data directory (npm start's FerretDB or nats-server), found by its
+ * command line in /proc (Linux; elsewhere none is found). Two servers on one store would damage it.
+ */
+function serverOn(dir: string): string | undefined {
+  if (!existsSync('/proc')) return undefined;
+  const stores = [path.join(dir, 'nats'), path.join(dir, 'ferretdb')];
+  for (const pid of readdirSync('/proc').filter((p) => /^\d+$/.test(p))) {
+    let args: string[];
+    try {
+      args = readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0');
+    } catch {
+      continue; // gone meanwhile, or not ours to read
+    }
+    const serves = (a: string) => stores.some((store) => a === store || a.endsWith(`=${store}`) || a === `${store}/`);
+    if (args.some(serves)) return `${pid} ${args[0]}`;
+  }
+  return undefined;
+}
+
 const env = { ...process.env };
+const args = process.argv.slice(2);
 const stops: Array<() => Promise<unknown>> = [];
 try {
-  if (!env.MONGO_URL || !env.NATS_URL) {
+  // Any argument but --force only gets the usage: no servers needed for that.
+  if ((!env.MONGO_URL || !env.NATS_URL) && args.every((a) => a === '--force')) {
     const dir = dataDir(env);
+    const running = serverOn(dir);
+    if (running) {
+      console.error(`A server is running on ${dir} (process ${running}): stop npm start before rebuilding.`);
+      process.exit(1);
+    }
     console.error(`Starting the embedded servers on ${dir} (npm start must be stopped)...`);
     const logs = path.join(dir, 'logs');
     if (!env.MONGO_URL) {
@@ -28,7 +56,7 @@ try {
       env.NATS_URL = nats.url;
     }
   }
-  process.exitCode = await rebuildCommand(env, process.argv.slice(2), (line) => console.log(line));
+  process.exitCode = await rebuildCommand(env, args, (line) => console.log(line));
 } finally {
   for (const stop of stops.reverse()) await stop();
 }

@@ -18,7 +18,8 @@ export type RebuildConfig = z.output<typeof RebuildConfigSchema>;
 
 export const REBUILD_USAGE = `usage: stats-rebuild [--force]
 Replays the RECORDS stream from its start into a fresh read model of the stats service, which then
-replaces the old one. Stop the stats service first (--force skips the check that it is stopped).
+replaces the old one. Stop the stats service first. --force rebuilds even while the service's
+consumer has a client, or from a stream that no longer holds its first events.
 Reads MONGO_URL, MONGO_DB, NATS_URL, RECORDS_STREAM, RECORDS_SUBJECT_PREFIX and RECORDS_CONSUMER
 as the service does.`;
 

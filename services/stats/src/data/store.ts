@@ -51,6 +51,13 @@ function docOf(id: string, state: RecordState): StateDoc {
   };
 }
 
+/** Drops a collection; one that does not exist (NamespaceNotFound, 26, before MongoDB 7) is fine. */
+async function dropIfExists(collection: mongo.Collection<StateDoc>): Promise<void> {
+  await collection.drop().catch((err: unknown) => {
+    if ((err as { code?: unknown }).code !== 26) throw err;
+  });
+}
+
 function stateOfDoc(doc: StateDoc): [string, RecordState] {
   const { _id, appliedAt: _, ...state } = doc;
   return [_id.toHexString(), state];
@@ -104,7 +111,7 @@ export class StatsStore {
    */
   async replaceAll(entries: Iterable<[string, RecordState]>, batchSize = 2000): Promise<number> {
     const fresh = this.collection(REBUILD_COLLECTION);
-    await fresh.drop();
+    await dropIfExists(fresh);
     let written = 0;
     let batch: StateDoc[] = [];
     for (const [id, state] of entries) {
@@ -124,7 +131,7 @@ export class StatsStore {
       return 0;
     }
     if (await isFerretDb(this.conn)) {
-      await this.collection().drop();
+      await dropIfExists(this.collection());
       await fresh.rename(STATE_COLLECTION);
     } else {
       await fresh.rename(STATE_COLLECTION, { dropTarget: true });
