@@ -1,5 +1,5 @@
 /**
- * The real system for screen tests: auth, records and linking services on real ports (FerretDB,
+ * The real system for screen tests: auth, records, linking and stats services on real ports (FerretDB,
  * NATS, Redis behind them, as in the gateway's tests), a gateway listening on a real port that
  * serves the built frontends, and Debian's Chromium driven by playwright-core.
  */
