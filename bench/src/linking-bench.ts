@@ -40,7 +40,7 @@ import {
   table,
 } from './report.ts';
 import { NAME_VARIATIONS, Random, recordBody, unknownName } from './seed.ts';
-import { type SeededAgency, type Seeding, seedRecords } from './seeding.ts';
+import { type SeededAgency, type Seeding, seedRecords, unsignedOwners } from './seeding.ts';
 
 export interface LinkingBenchOptions extends RunContext {
   /** Records to seed (into the records collection and the match index), spread over BPS, FIA and CUS. */
@@ -343,12 +343,7 @@ export async function runLinkingBench(options: LinkingBenchOptions): Promise<Lin
   let stores: Stores | undefined;
   let seeding: Seeding | undefined;
   // The seeded records' creators: one officer per agency, who never signs in.
-  const owners: SeededAgency[] = (['BPS', 'FIA', 'CUS'] as const).map((agency) => ({
-    agency,
-    createdById: new Types.ObjectId().toHexString(),
-    ids: [],
-    samples: [],
-  }));
+  const owners = unsignedOwners();
   const createdIds: string[] = [];
   const creators = owners.map((o) => o.createdById);
 

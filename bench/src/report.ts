@@ -28,7 +28,8 @@ export interface Machine {
   load: number;
 }
 
-export interface BenchReport {
+/** What every benchmark report holds besides its operations: where, on what, and how it ran. */
+export interface RunReport {
   machine: Machine;
   n: number;
   perAgency: Record<string, number>;
@@ -36,13 +37,17 @@ export interface BenchReport {
   seeding: { seconds: number; perSecond: number };
   iterations: number;
   warmup: number;
-  budgetSeconds: number;
-  operations: OperationResult[];
   /** Things a reader should know: totals that differ between the two paths, empty results. */
   notes: string[];
   seconds: number;
   /** 1-minute load average when the measuring ended. */
   loadAtEnd: number;
+}
+
+/** bench:records: each operation both ways (through the gateway, straight on the store). */
+export interface BenchReport extends RunReport {
+  budgetSeconds: number;
+  operations: OperationResult[];
 }
 
 /** The machine the run is on. */
@@ -144,4 +149,36 @@ export function formatReport(r: BenchReport): string {
     ...reportFoot(r),
   ];
   return [...head, ...table(header, rows), ...foot].join('\n');
+}
+
+/** A report of single-path latencies (bench:screens, bench:stats). */
+export interface LatencyReport extends RunReport {
+  operations: Array<{ name: string; latency: Latency }>;
+}
+
+/** Machine, N, store and seeding, then `runs` (how it measured), one row per operation, the foot. */
+export function formatLatencyReport(r: LatencyReport, seededNote: string, runs: string[], firstColumn: string): string {
+  return [
+    ...reportHead(r, seededNote),
+    ...runs,
+    '',
+    ...table(
+      [firstColumn, 'runs', 'p50 ms', 'p95 ms', 'p99 ms'],
+      r.operations.map((o) => [o.name, String(o.latency.samples), ...cells(o.latency)]),
+    ),
+    '',
+    ...reportFoot(r),
+  ].join('\n');
+}
+
+/** Collects a report's operations in order, logging each as it is measured. */
+export function operationLog<Name extends string>(log: (line: string) => void) {
+  const operations: LatencyReport['operations'] = [];
+  return {
+    operations,
+    add(name: Name, l: Latency) {
+      operations.push({ name, latency: l });
+      log(`  ${name}: p50 ${ms(l.p50)} ms, p95 ${ms(l.p95)} ms (${l.samples} runs)`);
+    },
+  };
 }

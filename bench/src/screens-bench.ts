@@ -15,7 +15,7 @@ import { connectMongo } from '@nrad/service-kit';
 import { type mongo, Types } from 'mongoose';
 import { type Browser, chromium, type Page } from 'playwright-core';
 import { describeStore, GatewayClient, type RunContext, startBenchSystem } from './harness.ts';
-import { type Latency, latency, type Machine, machine, ms, reportFoot, reportHead, table } from './report.ts';
+import { formatLatencyReport, type LatencyReport, latency, machine, operationLog } from './report.ts';
 import { Random, recordBody } from './seed.ts';
 import { type SeededAgency, seedRecords } from './seeding.ts';
 
@@ -44,19 +44,9 @@ export const SCREEN_OPERATIONS = [
   'API alone: GET /api/records/{id}',
 ] as const;
 
-export interface ScreensReport {
-  machine: Machine;
-  n: number;
-  perAgency: Record<string, number>;
-  store: string;
-  seeding: { seconds: number; perSecond: number };
+export interface ScreensReport extends LatencyReport {
+  /** Police records deleted for the Deleted Records screen. */
   deleted: number;
-  iterations: number;
-  warmup: number;
-  operations: Array<{ name: string; latency: Latency }>;
-  notes: string[];
-  seconds: number;
-  loadAtEnd: number;
 }
 
 const PASSWORD = 'bench screens password';
@@ -202,11 +192,7 @@ export async function runScreensBench(options: ScreensBenchOptions): Promise<Scr
     const intelPage = await pageOf(browser, base, fia);
     const times = { warmup: options.warmup, iterations: options.iterations };
     const notes: string[] = [];
-    const operations: ScreensReport['operations'] = [];
-    const measured = (name: (typeof SCREEN_OPERATIONS)[number], l: Latency) => {
-      operations.push({ name, latency: l });
-      log(`  ${name}: p50 ${ms(l.p50)} ms, p95 ${ms(l.p95)} ms (${l.samples} runs)`);
-    };
+    const { operations, add: measured } = operationLog<(typeof SCREEN_OPERATIONS)[number]>(log);
     log(`Measuring each screen operation ${options.iterations} times after ${options.warmup} warm-up runs...`);
 
     const openSearch = async () => {
@@ -347,22 +333,13 @@ export async function runScreensBench(options: ScreensBenchOptions): Promise<Scr
 }
 
 export function formatScreensReport(r: ScreensReport): string {
-  return [
-    ...reportHead(r, ' (into the records collection; the linked pair through the gateway)'),
-    `Browser: Chromium (playwright-core), 1280×800; the police user searches ${r.perAgency.BPS?.toLocaleString('en-US')} records, ${r.deleted} of them deleted`,
-    `Runs:    ${r.iterations} measured per operation after ${r.warmup} warm-up runs; from the click (or navigation) to the answer on screen`,
-    '',
-    ...table(
-      ['screen operation', 'runs', 'p50 ms', 'p95 ms', 'p99 ms'],
-      r.operations.map((o) => [
-        o.name,
-        String(o.latency.samples),
-        ms(o.latency.p50),
-        ms(o.latency.p95),
-        ms(o.latency.p99),
-      ]),
-    ),
-    '',
-    ...reportFoot(r),
-  ].join('\n');
+  return formatLatencyReport(
+    r,
+    ' (into the records collection; the linked pair through the gateway)',
+    [
+      `Browser: Chromium (playwright-core), 1280×800; the police user searches ${r.perAgency.BPS?.toLocaleString('en-US')} records, ${r.deleted} of them deleted`,
+      `Runs:    ${r.iterations} measured per operation after ${r.warmup} warm-up runs; from the click (or navigation) to the answer on screen`,
+    ],
+    'screen operation',
+  );
 }

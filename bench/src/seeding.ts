@@ -1,6 +1,7 @@
 import { performance } from 'node:perf_hooks';
-import type { Agency, RecordInput } from '@nrad/contracts';
+import { AGENCY_CODES, type Agency, type RecordInput } from '@nrad/contracts';
 import { newRecordDoc, type RecordDoc } from '@nrad/records-service/storage';
+import { Types } from 'mongoose';
 import { type Random, recordBody, recordInput } from './seed.ts';
 
 const SEED_BATCH = 1000;
@@ -18,6 +19,16 @@ export interface SeededAgency {
   ids: string[];
   /** Some of its records (with ids), to take query values from. */
   samples: Array<RecordInput & { id: string }>;
+}
+
+/** One owner per agency for records seeded before anyone signs in (a creator who never does). */
+export function unsignedOwners(): SeededAgency[] {
+  return AGENCY_CODES.map((agency) => ({
+    agency,
+    createdById: new Types.ObjectId().toHexString(),
+    ids: [],
+    samples: [],
+  }));
 }
 
 export interface Seeding {

@@ -21,9 +21,9 @@ import {
   sleep,
   startBenchSystem,
 } from './harness.ts';
-import { type Latency, latency, type Machine, machine, ms, reportFoot, reportHead, table } from './report.ts';
+import { formatLatencyReport, type LatencyReport, latency, machine, operationLog } from './report.ts';
 import { Random, recordBody } from './seed.ts';
-import { type SeededAgency, type Seeding, seedRecords } from './seeding.ts';
+import { type Seeding, seedRecords, unsignedOwners } from './seeding.ts';
 
 export { Cleanup } from './harness.ts';
 
@@ -43,19 +43,7 @@ export const STATS_OPERATIONS = [
   'delete sent → totalRecords readable',
 ] as const;
 
-export interface StatsReport {
-  machine: Machine;
-  n: number;
-  perAgency: Record<string, number>;
-  store: string;
-  seeding: Seeding;
-  iterations: number;
-  warmup: number;
-  operations: Array<{ name: string; latency: Latency }>;
-  notes: string[];
-  seconds: number;
-  loadAtEnd: number;
-}
+export type StatsReport = LatencyReport;
 
 /** How long a change may take to show before the run calls it a failure. */
 const READABLE_TIMEOUT_MS = 60_000;
@@ -68,12 +56,7 @@ export async function runStatsBench(options: StatsBenchOptions): Promise<StatsRe
   const host = machine();
   const rng = new Random(options.seed);
   const tag = Date.now().toString(36);
-  const owners: SeededAgency[] = (['BPS', 'FIA', 'CUS'] as const).map((agency) => ({
-    agency,
-    createdById: new Types.ObjectId().toHexString(),
-    ids: [],
-    samples: [],
-  }));
+  const owners = unsignedOwners();
   let seeding: Seeding | undefined;
   let store = '';
 
@@ -117,14 +100,12 @@ export async function runStatsBench(options: StatsBenchOptions): Promise<StatsRe
     const admin = new GatewayClient(base);
     await admin.expect(200, 'POST', '/api/auth/login', { email: system.admin.email, password: system.admin.password });
     const notes: string[] = [];
-    const operations: StatsReport['operations'] = [];
-    const measured = (name: (typeof STATS_OPERATIONS)[number], samples: number[]) => {
-      const l = latency(samples);
-      operations.push({ name, latency: l });
-      log(`  ${name}: p50 ${ms(l.p50)} ms, p95 ${ms(l.p95)} ms (${l.samples} runs)`);
-    };
+    const ops = operationLog<(typeof STATS_OPERATIONS)[number]>(log);
+    const { operations } = ops;
     const runs = options.warmup + options.iterations;
-    const counted = (samples: number[]) => samples.slice(options.warmup);
+    /** The measured runs' latency (the warm-up ones left out). */
+    const measured = (name: (typeof STATS_OPERATIONS)[number], samples: number[]) =>
+      ops.add(name, latency(samples.slice(options.warmup)));
     log(`Measuring each path ${options.iterations} times after ${options.warmup} warm-up runs...`);
 
     const read = async (who: GatewayClient, path: string) => (await who.expect(200, 'GET', path)).ms;
@@ -136,7 +117,7 @@ export async function runStatsBench(options: StatsBenchOptions): Promise<StatsRe
     ] as const) {
       const samples: number[] = [];
       for (let turn = 0; turn < runs; turn++) samples.push(await read(who(turn).http, path));
-      measured(name, counted(samples));
+      measured(name, samples);
     }
 
     const statsOf = async (who: GatewayClient) =>
@@ -178,7 +159,7 @@ export async function runStatsBench(options: StatsBenchOptions): Promise<StatsRe
         ),
       );
     }
-    measured('create sent → totalRecords readable', counted(creates));
+    measured('create sent → totalRecords readable', creates);
 
     const edits: number[] = [];
     for (const [turn, c] of created.entries()) {
@@ -198,7 +179,7 @@ export async function runStatsBench(options: StatsBenchOptions): Promise<StatsRe
         ),
       );
     }
-    measured('edit sent → internationalCases readable', counted(edits));
+    measured('edit sent → internationalCases readable', edits);
 
     const deletes: number[] = [];
     for (const c of created) {
@@ -211,7 +192,7 @@ export async function runStatsBench(options: StatsBenchOptions): Promise<StatsRe
         ),
       );
     }
-    measured('delete sent → totalRecords readable', counted(deletes));
+    measured('delete sent → totalRecords readable', deletes);
 
     return {
       machine: host,
@@ -230,22 +211,13 @@ export async function runStatsBench(options: StatsBenchOptions): Promise<StatsRe
 }
 
 export function formatStatsReport(r: StatsReport): string {
-  return [
-    ...reportHead(r, ' (records collection and stats read model, before the services started)'),
-    `Runs:    ${r.iterations} measured per row after ${r.warmup} warm-up runs, one at a time, through the gateway;`,
-    '         a change is timed from sending it until GET /api/stats shows it (polled every 5 ms)',
-    '',
-    ...table(
-      ['operation', 'runs', 'p50 ms', 'p95 ms', 'p99 ms'],
-      r.operations.map((o) => [
-        o.name,
-        String(o.latency.samples),
-        ms(o.latency.p50),
-        ms(o.latency.p95),
-        ms(o.latency.p99),
-      ]),
-    ),
-    '',
-    ...reportFoot(r),
-  ].join('\n');
+  return formatLatencyReport(
+    r,
+    ' (records collection and stats read model, before the services started)',
+    [
+      `Runs:    ${r.iterations} measured per row after ${r.warmup} warm-up runs, one at a time, through the gateway;`,
+      '         a change is timed from sending it until GET /api/stats shows it (polled every 5 ms)',
+    ],
+    'operation',
+  );
 }

@@ -6,8 +6,8 @@ import {
   formatUsd,
   organizationName,
   RECORDS_KEY,
+  recordAmount,
   Spin,
-  sumAmounts,
   Tag,
   useCurrentUser,
 } from '@nrad/shared';
@@ -120,12 +120,7 @@ export default function Dashboard() {
             { title: 'Incident #', dataIndex: 'incidentNumber' },
             { title: 'Suspect', dataIndex: 'suspectName' },
             { title: 'Date', dataIndex: 'incidentDate', render: (v: string) => formatDate(v) },
-            {
-              title: 'Amount',
-              key: 'amount',
-              align: 'right',
-              render: (_, r) => formatUsd(sumAmounts(r.caseAmount, r.seizedAmount, r.confiscatedAmount)),
-            },
+            { title: 'Amount', key: 'amount', align: 'right', render: (_, r) => recordAmount(r) },
             { title: 'International', dataIndex: 'internationalNexus', render: (v: boolean) => (v ? 'Yes' : 'No') },
             {
               title: 'Linked',

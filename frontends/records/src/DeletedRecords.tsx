@@ -1,22 +1,22 @@
 import type { CaseRecord } from '@nrad/contracts';
 import {
-  apiPage,
   apiRequest,
   Button,
   Flex,
   formatMoment,
   formatUsd,
-  type Page,
   RECORDS_KEY,
   recordsChanged,
+  recordsPage,
+  ShowMore,
+  usePagedRecords,
   useToast,
 } from '@nrad/shared';
 import { Card, Modal, Table, Typography } from '@nrad/shared/ui';
-import { useInfiniteQuery, useQueryClient } from '@tanstack/react-query';
+import { useQueryClient } from '@tanstack/react-query';
 import { useState } from 'react';
 import { LoadFailed } from './common.tsx';
 
-const PAGE_SIZE = 100;
 export const RESTORE_CONFIRM_TITLE = 'Restore this record?';
 
 /** SPEC §2 Deleted Records (/deleted-records): the agency's deleted records, each restorable. */
@@ -25,17 +25,11 @@ export default function DeletedRecords() {
   const queryClient = useQueryClient();
   const [modal, modalHolder] = Modal.useModal();
   const [restoring, setRestoring] = useState<string | null>(null);
-  const list = useInfiniteQuery<Page<CaseRecord>>({
+  const paged = usePagedRecords({
     queryKey: [RECORDS_KEY, 'deleted'],
-    staleTime: 0,
-    initialPageParam: undefined,
-    queryFn: ({ pageParam }) =>
-      apiPage<CaseRecord>(
-        'GET',
-        `/api/records/deleted?limit=${PAGE_SIZE}${pageParam ? `&cursor=${encodeURIComponent(String(pageParam))}` : ''}`,
-      ),
-    getNextPageParam: (last) => last.nextCursor,
+    page: (cursor) => recordsPage('GET', '/api/records/deleted', cursor),
   });
+  const { list, rows, total } = paged;
 
   const restore = (record: CaseRecord) =>
     modal.confirm({
@@ -58,8 +52,6 @@ export default function DeletedRecords() {
     });
 
   if (list.isError) return <LoadFailed what="The deleted records" onRetry={() => void list.refetch()} />;
-  const rows = list.data?.pages.flatMap((p) => p.items) ?? [];
-  const total = list.data?.pages[0]?.total ?? 0;
   return (
     <Flex vertical gap={16}>
       {modalHolder}
@@ -96,13 +88,7 @@ export default function DeletedRecords() {
             },
           ]}
         />
-        {list.hasNextPage && (
-          <Flex justify="center" style={{ marginTop: 16 }}>
-            <Button onClick={() => void list.fetchNextPage()} loading={list.isFetchingNextPage}>
-              {`Show more (${rows.length} of ${total})`}
-            </Button>
-          </Flex>
-        )}
+        <ShowMore paged={paged} />
       </Card>
     </Flex>
   );

@@ -1,5 +1,6 @@
 import { type CaseRecord, DEFAULT_COUNTRY, ERROR_CODES } from '@nrad/contracts';
 import {
+  ApiError,
   apiRequest,
   Button,
   Flex,
@@ -14,7 +15,7 @@ import { Alert, Card, Typography } from '@nrad/shared/ui';
 import { useQueryClient } from '@tanstack/react-query';
 import { useEffect, useState } from 'react';
 import { useLocation, useParams } from 'wouter';
-import { errorCode, showServerProblems } from './api-errors.ts';
+import { showServerProblems } from './api-errors.ts';
 import { isNotFound, LoadFailed, Loading } from './common.tsx';
 import { checkedBody, fromRecord, RecordFields, type RecordFormValues } from './record-form.tsx';
 
@@ -59,7 +60,7 @@ export default function EditRecord() {
       await recordsChanged(queryClient);
       navigate(`/record/${id}`);
     } catch (error) {
-      if (errorCode(error) === ERROR_CODES.staleVersion) {
+      if (error instanceof ApiError && error.code === ERROR_CODES.staleVersion) {
         setStale('Someone changed this record after you opened it, so your changes were not saved.');
       } else {
         showServerProblems(form, error);

@@ -1,5 +1,6 @@
 import type { CaseRecord } from '@nrad/contracts';
 import { spawnStack } from '@nrad/gateway/spawn-stack';
+import { DELETE_CONFIRM_TEXT } from '@nrad/shared';
 import { cleanup, screen, waitFor, within } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import { beforeAll, describe, expect, it } from 'vitest';
@@ -7,7 +8,7 @@ import { Route } from 'wouter';
 import { createRecord, linksOf } from '../../shared/test/records-api.ts';
 import { openAt, renderScreen, signedInAs, toastText } from '../../shared/test/render.tsx';
 import { NOT_FOUND_TEXT } from './common.tsx';
-import RecordDetails, { DELETE_CONFIRM_TEXT } from './RecordDetails.tsx';
+import RecordDetails from './RecordDetails.tsx';
 import { AUTO_LINK_NOTE } from './RecordJourney.tsx';
 
 let url = '';

@@ -1,68 +1,35 @@
 import { ORGANIZATION_NAMES } from '@nrad/contracts';
 import {
-  apiRequest,
   Button,
   Flex,
   formatDate,
   formatMoment,
   formatUsd,
-  recordsChanged,
-  useLinkedRecords,
+  useDeleteRecord,
   useRecord,
   useRecordLinks,
-  useToast,
 } from '@nrad/shared';
 import { Card, Descriptions, Modal, Typography } from '@nrad/shared/ui';
-import { useQueryClient } from '@tanstack/react-query';
-import { useState } from 'react';
 import { useLocation, useParams } from 'wouter';
 import { isNotFound, LoadFailed, Loading, OrganizationBadge, RecordNotFound } from './common.tsx';
 import { RecordJourney } from './RecordJourney.tsx';
-
-export const DELETE_CONFIRM_TITLE = 'Delete this record?';
-export const DELETE_CONFIRM_TEXT =
-  'The record leaves the lists. This can be undone: restore it from View Deleted Records in the settings menu.';
 
 /** SPEC §2 Record Details (/record/{id}). */
 export default function RecordDetails() {
   const { id = '' } = useParams<{ id: string }>();
   const [, navigate] = useLocation();
-  const toast = useToast();
-  const queryClient = useQueryClient();
   const [modal, modalHolder] = Modal.useModal();
-  const [deleting, setDeleting] = useState(false);
+  const deleteRecord = useDeleteRecord(modal);
   const record = useRecord(id);
   const links = useRecordLinks(id, record.isSuccess);
-  const linked = useLinkedRecords(id, record.isSuccess);
 
   if (record.isLoading) return <Loading />;
   if (isNotFound(record.error)) return <RecordNotFound />;
   if (!record.data) return <LoadFailed what="The record" onRetry={() => void record.refetch()} />;
   const r = record.data;
 
-  const remove = () =>
-    modal.confirm({
-      title: DELETE_CONFIRM_TITLE,
-      content: DELETE_CONFIRM_TEXT,
-      okText: 'Delete',
-      okButtonProps: { danger: true },
-      cancelText: 'Cancel',
-      onOk: async () => {
-        setDeleting(true);
-        try {
-          await apiRequest('DELETE', `/api/records/${id}`);
-          toast.success('Success', 'Record deleted successfully');
-          await recordsChanged(queryClient);
-          navigate('/');
-        } catch {
-          toast.error('Error', 'Failed to delete record');
-        } finally {
-          setDeleting(false);
-        }
-      },
-    });
-
-  const organizations = [...new Set((linked.data ?? []).map((l) => l.organization))].sort();
+  // The badges name the organizations of the journey's links: one read for both.
+  const organizations = [...new Set((links.data ?? []).map((l) => l.linkedRecord.organization))].sort();
   const cardStyle = { height: '100%' };
   return (
     <Flex vertical gap={16} style={{ maxWidth: 1100 }}>
@@ -71,7 +38,7 @@ export default function RecordDetails() {
         <Button onClick={() => navigate('/')}>Back to Dashboard</Button>
         <Flex gap={8}>
           <Button onClick={() => navigate(`/record/${id}/edit`)}>Edit Record</Button>
-          <Button danger onClick={remove} loading={deleting}>
+          <Button danger onClick={() => deleteRecord(r, () => navigate('/'))}>
             Delete
           </Button>
         </Flex>

@@ -15,7 +15,7 @@ import {
   RecordInputSchema,
 } from '@nrad/contracts';
 import { Form, type FormInstance, Input, Radio } from '@nrad/shared';
-import { Checkbox, Col, InputNumber, Row, Select } from '@nrad/shared/ui';
+import { AmountInput, Checkbox, Col, Row, Select } from '@nrad/shared/ui';
 import type { ReactNode } from 'react';
 
 export interface RecordFormValues {
@@ -98,7 +98,8 @@ export function fromRecord(record: CaseRecord): RecordFormValues {
   };
 }
 
-const sentence = (message: string) => message.charAt(0).toUpperCase() + message.slice(1);
+/** A message as a sentence: its first letter capitalized. */
+export const sentence = (message: string) => message.charAt(0).toUpperCase() + message.slice(1);
 
 /**
  * Checks the whole form with the contracts' record schema (so cross-field rules, such as a date
@@ -186,7 +187,7 @@ export function RecordFields({
               }
               name={name}
             >
-              <InputNumber<string> stringMode min="0" step="0.01" precision={2} prefix="$" style={{ width: '100%' }} />
+              <AmountInput />
             </Form.Item>
           </Col>
         ))}

@@ -1,27 +1,26 @@
 import { type CaseRecord, COUNTRIES, CRIME_TYPES, type RecordSearch } from '@nrad/contracts';
 import {
-  apiPage,
-  apiRequest,
   Button,
   Flex,
   Form,
   formatDate,
-  formatUsd,
   Input,
+  LinkedMark,
   type Page,
   RECORDS_KEY,
-  recordsChanged,
-  sumAmounts,
-  Tag,
+  recordAmount,
+  recordsPage,
+  ShowMore,
+  useDeleteRecord,
+  usePagedRecords,
   useToast,
 } from '@nrad/shared';
-import { Card, Checkbox, Col, InputNumber, Modal, Row, Select, Table, Typography } from '@nrad/shared/ui';
-import { useInfiniteQuery, useQueryClient } from '@tanstack/react-query';
+import { AmountInput, Card, Checkbox, Col, Modal, Row, Select, Table, Typography } from '@nrad/shared/ui';
+import { useQueryClient } from '@tanstack/react-query';
 import { useState } from 'react';
 import { useLocation } from 'wouter';
 
 export const EMPTY_TEXT = 'No records found. Use the search filters above to find records.';
-const PAGE_SIZE = 100;
 
 /** SPEC §9: the search list shows the kidnapping type with commas. */
 export const crimeTypeLabel = (t: string) => t.replace('Kidnapping/illegal restraint', 'Kidnapping, illegal restraint');
@@ -44,11 +43,7 @@ const searchKey = (filters: RecordSearch | null) => [RECORDS_KEY, 'search', filt
 
 /** One page of POST /api/records/search: the first, or the one after `cursor`. */
 const searchPage = (filters: RecordSearch, cursor?: string) =>
-  apiPage<CaseRecord>(
-    'POST',
-    `/api/records/search?limit=${PAGE_SIZE}${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`,
-    filters,
-  );
+  recordsPage('POST', '/api/records/search', cursor, filters);
 
 /** The filters of POST /api/records/search: only those given (an unticked box is no filter). */
 export function toFilters(v: SearchValues): RecordSearch {
@@ -77,18 +72,19 @@ export default function Search() {
   const toast = useToast();
   const queryClient = useQueryClient();
   const [modal, modalHolder] = Modal.useModal();
+  const deleteRecord = useDeleteRecord(modal);
   const [filters, setFilters] = useState<RecordSearch | null>(null);
   const [searching, setSearching] = useState(false);
-  const results = useInfiniteQuery<Page<CaseRecord>>({
+  const paged = usePagedRecords({
     queryKey: searchKey(filters),
     enabled: filters !== null,
     // The first page is fetched by `search` just before the filters are set: not again on mount.
     // Changes elsewhere (recordsChanged) still refetch it, stale or not.
     staleTime: 60_000,
-    initialPageParam: undefined,
-    queryFn: ({ pageParam }) => searchPage(filters ?? {}, pageParam as string | undefined),
-    getNextPageParam: (last) => last.nextCursor,
+    page: (cursor) => searchPage(filters ?? {}, cursor),
   });
+  const { list: results, total } = paged;
+  const rows = filters === null ? [] : paged.rows;
 
   /** One request per search: its first page fills the cache the table reads, then the toast says the total. */
   const search = async (values: SearchValues) => {
@@ -116,29 +112,6 @@ export default function Search() {
     setFilters(null);
   };
 
-  const remove = (record: CaseRecord) =>
-    modal.confirm({
-      title: 'Delete this record?',
-      content: `${record.incidentNumber} (${record.suspectName}) leaves the lists. It can be restored from View Deleted Records in the settings menu.`,
-      okText: 'Delete',
-      okButtonProps: { danger: true },
-      cancelText: 'Cancel',
-      onOk: async () => {
-        try {
-          await apiRequest('DELETE', `/api/records/${record.id}`);
-          toast.success('Success', 'Record deleted successfully');
-          await recordsChanged(queryClient);
-        } catch {
-          toast.error('Error', 'Failed to delete record');
-        }
-      },
-    });
-
-  const rows = filters === null ? [] : (results.data?.pages.flatMap((p) => p.items) ?? []);
-  const total = results.data?.pages[0]?.total ?? 0;
-  const amountInput = (
-    <InputNumber<string> stringMode min="0" step="0.01" precision={2} prefix="$" style={{ width: '100%' }} />
-  );
   return (
     <Flex vertical gap={16}>
       {modalHolder}
@@ -171,21 +144,19 @@ export default function Search() {
                 <Input type="date" max="9999-12-31" />
               </Form.Item>
             </Col>
-            <Col xs={24} md={8}>
-              <Form.Item label="Case Amount" name="caseAmount">
-                {amountInput}
-              </Form.Item>
-            </Col>
-            <Col xs={24} md={8}>
-              <Form.Item label="Seized" name="seizedAmount">
-                {amountInput}
-              </Form.Item>
-            </Col>
-            <Col xs={24} md={8}>
-              <Form.Item label="Confiscated" name="confiscatedAmount">
-                {amountInput}
-              </Form.Item>
-            </Col>
+            {(
+              [
+                ['caseAmount', 'Case Amount'],
+                ['seizedAmount', 'Seized'],
+                ['confiscatedAmount', 'Confiscated'],
+              ] as const
+            ).map(([name, label]) => (
+              <Col xs={24} md={8} key={name}>
+                <Form.Item label={label} name={name}>
+                  <AmountInput />
+                </Form.Item>
+              </Col>
+            ))}
             <Col xs={24} md={10}>
               <Form.Item label="Crime Type" name="crimeType">
                 <Select
@@ -236,26 +207,10 @@ export default function Search() {
             { title: 'Suspect', dataIndex: 'suspectName' },
             { title: 'DOB', dataIndex: 'suspectDob', render: (v: string) => formatDate(v) },
             { title: 'Incident Date', dataIndex: 'incidentDate', render: (v: string) => formatDate(v) },
-            {
-              title: 'Amount',
-              key: 'amount',
-              align: 'right',
-              render: (_, r) => formatUsd(sumAmounts(r.caseAmount, r.seizedAmount, r.confiscatedAmount)),
-            },
+            { title: 'Amount', key: 'amount', align: 'right', render: (_, r) => recordAmount(r) },
             { title: 'Source', dataIndex: 'sourceOfRecord' },
             { title: 'International', dataIndex: 'internationalNexus', render: (v: boolean) => (v ? 'Yes' : 'No') },
-            {
-              title: 'Linked',
-              dataIndex: 'linked',
-              render: (v: boolean, r) =>
-                v ? (
-                  <Tag color="blue" title={r.linkedOrganizations.join(', ')}>
-                    Linked
-                  </Tag>
-                ) : (
-                  'No'
-                ),
-            },
+            { title: 'Linked', key: 'linked', render: (_, r) => <LinkedMark record={r} /> },
             {
               title: 'Actions',
               key: 'actions',
@@ -264,7 +219,7 @@ export default function Search() {
                   <Button size="small" onClick={() => navigate(`/record/${r.id}`)}>
                     View
                   </Button>
-                  <Button size="small" danger onClick={() => remove(r)}>
+                  <Button size="small" danger onClick={() => deleteRecord(r)}>
                     Delete
                   </Button>
                 </Flex>
@@ -272,13 +227,7 @@ export default function Search() {
             },
           ]}
         />
-        {filters !== null && results.hasNextPage && (
-          <Flex justify="center" style={{ marginTop: 16 }}>
-            <Button onClick={() => void results.fetchNextPage()} loading={results.isFetchingNextPage}>
-              {`Show more (${rows.length} of ${total})`}
-            </Button>
-          </Flex>
-        )}
+        {filters !== null && <ShowMore paged={paged} />}
       </Card>
     </Flex>
   );

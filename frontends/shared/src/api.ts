@@ -3,6 +3,7 @@
  * SPEC §8's error rule — any non-OK answer raises an ApiError whose message is
  * `"<status>: <body text>"`, or `"<status>: <status text>"` when the body is empty.
  */
+import { NEXT_CURSOR_HEADER, TOTAL_COUNT_HEADER } from '@nrad/contracts';
 
 export class ApiError extends Error {
   override name = 'ApiError';
@@ -14,14 +15,26 @@ export class ApiError extends Error {
     super(`${status}: ${body || statusText}`);
   }
 
-  /** The `message` of a JSON error body (`{message, code}`), if the body is one. */
-  get serverMessage(): string | undefined {
+  /** The body parsed as JSON, when it is an object (our errors are `{message, code}`). */
+  private get json(): Record<string, unknown> {
     try {
-      const parsed = JSON.parse(this.body) as { message?: unknown };
-      return typeof parsed.message === 'string' && parsed.message ? parsed.message : undefined;
+      const parsed: unknown = JSON.parse(this.body);
+      return parsed && typeof parsed === 'object' ? (parsed as Record<string, unknown>) : {};
     } catch {
-      return undefined;
+      return {};
     }
+  }
+
+  /** The `message` of a JSON error body, if the body is one. */
+  get serverMessage(): string | undefined {
+    const { message } = this.json;
+    return typeof message === 'string' && message ? message : undefined;
+  }
+
+  /** The `code` of a JSON error body (ERROR_CODES), if the body is one. */
+  get code(): string | undefined {
+    const { code } = this.json;
+    return typeof code === 'string' ? code : undefined;
   }
 }
 
@@ -36,11 +49,8 @@ export async function throwIfNotOk(response: Response): Promise<void> {
   if (!response.ok) throw new ApiError(response.status, await response.text(), response.statusText);
 }
 
-/**
- * One call: credentials always sent, a body sent as JSON only when given; the parsed JSON answer
- * (undefined when the answer is empty).
- */
-export async function apiRequest<T = unknown>(method: string, url: string, body?: unknown): Promise<T> {
+/** Sends one call: credentials always, a body as JSON only when given; a non-OK answer throws. */
+async function send(method: string, url: string, body?: unknown): Promise<Response> {
   const response = await fetch(url, {
     method,
     credentials: 'include',
@@ -48,7 +58,12 @@ export async function apiRequest<T = unknown>(method: string, url: string, body?
     ...(body === undefined ? {} : { body: JSON.stringify(body) }),
   });
   await throwIfNotOk(response);
-  const text = await response.text();
+  return response;
+}
+
+/** One call; the parsed JSON answer (undefined when the answer is empty). */
+export async function apiRequest<T = unknown>(method: string, url: string, body?: unknown): Promise<T> {
+  const text = await (await send(method, url, body)).text();
   return (text ? JSON.parse(text) : undefined) as T;
 }
 
@@ -61,18 +76,12 @@ export interface Page<T> {
 
 /** A paged list call (records lists answer an array plus X-Total-Count and X-Next-Cursor). */
 export async function apiPage<T>(method: string, url: string, body?: unknown): Promise<Page<T>> {
-  const response = await fetch(url, {
-    method,
-    credentials: 'include',
-    headers: body === undefined ? {} : { 'Content-Type': 'application/json' },
-    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-  });
-  await throwIfNotOk(response);
+  const response = await send(method, url, body);
   const items = (await response.json()) as T[];
-  const total = Number(response.headers.get('x-total-count') ?? items.length);
+  const total = Number(response.headers.get(TOTAL_COUNT_HEADER) ?? items.length);
   return {
     items,
     total: Number.isFinite(total) ? total : items.length,
-    nextCursor: response.headers.get('x-next-cursor') ?? undefined,
+    nextCursor: response.headers.get(NEXT_CURSOR_HEADER) ?? undefined,
   };
 }

@@ -14,6 +14,7 @@ export {
 export { formatDate, formatMoment, formatUsd, sumAmounts } from './format.ts';
 export { ORGANIZATION_COLORS, organizationColor, organizationName } from './organizations.ts';
 export { createQueryClient, defaultQueryFn } from './query.ts';
+export * from './record-ui.tsx';
 export * from './records.ts';
 export { TOAST_SECONDS, type Toast, ToastProvider, useToast } from './toast.tsx';
 export * from './ui-core.ts';

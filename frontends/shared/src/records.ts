@@ -2,14 +2,14 @@
  * What the record screens (records and search remotes, later the dashboard) share about records:
  * query keys, so a change on one screen refreshes the others, and the reads every one of them makes.
  */
-import type { CaseRecord, DropdownOption, LinkedRecordSummary, RecordLinkView } from '@nrad/contracts';
+import type { CaseRecord, DropdownOption, RecordLinkView } from '@nrad/contracts';
 import { type QueryClient, useQuery } from '@tanstack/react-query';
+import { formatUsd, sumAmounts } from './format.ts';
 
 /** Every query about records starts with this key; invalidate it after any record change. */
 export const RECORDS_KEY = '/api/records';
 export const recordKey = (id: string) => [RECORDS_KEY, id] as const;
 export const recordLinksKey = (id: string) => [RECORDS_KEY, id, 'links'] as const;
-export const recordLinkedKey = (id: string) => [RECORDS_KEY, id, 'linked'] as const;
 export const optionsKey = (type: 'source' | 'country') => ['/api/dropdown-options', type] as const;
 
 /** After a create, edit, delete, restore or link: every record query is read again when next shown. */
@@ -27,12 +27,11 @@ export function useRecordLinks(id: string, enabled = true) {
   return useQuery<RecordLinkView[]>({ queryKey: recordLinksKey(id), staleTime: 0, enabled });
 }
 
-/** The records a record is linked to (GET /api/records/{id}/linked). */
-export function useLinkedRecords(id: string, enabled = true) {
-  return useQuery<LinkedRecordSummary[]>({ queryKey: recordLinkedKey(id), staleTime: 0, enabled });
-}
-
 /** An option list ADMIN edits: Source of Record or Country (GET /api/dropdown-options/{type}). */
 export function useOptions(type: 'source' | 'country') {
   return useQuery<DropdownOption[]>({ queryKey: optionsKey(type) });
 }
+
+/** A record's Amount in the lists (SPEC §2 Search): case + seized + confiscated, in US dollars. */
+export const recordAmount = (r: Pick<CaseRecord, 'caseAmount' | 'seizedAmount' | 'confiscatedAmount'>) =>
+  formatUsd(sumAmounts(r.caseAmount, r.seizedAmount, r.confiscatedAmount));

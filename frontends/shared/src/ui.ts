@@ -26,3 +26,4 @@ export {
   Tooltip,
   Typography,
 } from 'antd';
+export { AmountInput } from './amount-input.tsx';

@@ -1,14 +1,14 @@
 import { type CaseRecord, type LinkEvent, LinkEventSchema, type UserIdentity } from '@nrad/contracts';
 import { type TestNamespace, testNamespace, waitUntil } from '@nrad/infra/harness';
-import { createApp as createRecordsApp } from '@nrad/records-service/app';
 import {
-  recordsTestConfig,
+  consumerCaughtUp,
+  recordsBeside,
   type TestApi,
   testApiAs,
   testRecordBody,
   testUser,
 } from '@nrad/records-service/test-support';
-import { type Bus, connectBus, connectMongo, createLogger } from '@nrad/service-kit';
+import { type Bus, connectMongo, createLogger } from '@nrad/service-kit';
 import type { Connection } from 'mongoose';
 import { afterAll } from 'vitest';
 import { createApp } from '../src/app.ts';
@@ -53,16 +53,8 @@ const LINKING_PATH = /^\/api\/records\/((check-namlc-matches|link)|[^/]+\/(links
 
 export async function startLinking(options: { threshold?: number; autoLink?: boolean } = {}): Promise<LinkingHarness> {
   const t = testNamespace();
-  const recordsConfig = recordsTestConfig({
-    identitySecret: SECRET,
-    mongoUrl: t.mongoUrl,
-    natsUrl: t.natsUrl,
-    dbName: t.db('records'),
-    stream: t.stream('RECORDS'),
-    subjectPrefix: t.subject('records'),
-    linksStream: t.stream('LINKS'),
-    linksSubjectPrefix: t.subject('links'),
-  });
+  const records = await recordsBeside(t, { identitySecret: SECRET, logger, name: 'linking-test', links: true });
+  const { bus } = records;
   const config = linkingTestConfig({
     identitySecret: SECRET,
     mongoUrl: t.mongoUrl,
@@ -75,30 +67,18 @@ export async function startLinking(options: { threshold?: number; autoLink?: boo
     ...(options.threshold === undefined ? {} : { threshold: options.threshold }),
     ...(options.autoLink === undefined ? {} : { autoLink: options.autoLink }),
   });
-  const recordsDb = await connectMongo({ url: recordsConfig.MONGO_URL, dbName: recordsConfig.MONGO_DB });
   const db = await connectMongo({ url: config.MONGO_URL, dbName: config.MONGO_DB });
-  const bus = await connectBus({ url: t.natsUrl, name: 'linking-test' });
-  const records = await createRecordsApp({ config: recordsConfig, db: recordsDb, bus, logger });
-  const recordsServer = records.app.callback();
   const h = { t, config, bus, db, built: await createApp({ config, db, bus, logger }) } as LinkingHarness;
   let linkingServer = h.built.app.callback();
 
-  h.as = (user) => testApiAs(user, SECRET, (p) => (LINKING_PATH.test(p) ? linkingServer : recordsServer));
+  h.as = (user) => testApiAs(user, SECRET, (p) => (LINKING_PATH.test(p) ? linkingServer : records.server));
   h.indexed = (id, version = 1) =>
     waitUntil(
       `record ${id} v${version} indexed`,
       async () => (h.built.deps.index.get(id)?.version ?? 0) >= version,
       10_000,
     );
-  h.caughtUp = () =>
-    waitUntil(
-      'consumer caught up',
-      async () => {
-        const info = await h.bus.jsm.consumers.info(config.RECORDS_STREAM, config.RECORDS_CONSUMER);
-        return info.num_pending === 0 && info.num_ack_pending === 0;
-      },
-      10_000,
-    );
+  h.caughtUp = () => consumerCaughtUp(bus, config.RECORDS_STREAM, config.RECORDS_CONSUMER);
   h.create = async (user, overrides = {}) => {
     const api = await h.as(user);
     const record = (await api.post('/api/records').send(recordBody(overrides)).expect(201)).body as CaseRecord;
@@ -119,9 +99,8 @@ export async function startLinking(options: { threshold?: number; autoLink?: boo
   h.stop = () => {
     stopped ??= (async () => {
       await h.built.stop();
-      await records.stop();
-      await bus.nc.close();
-      await Promise.all([db.close(), recordsDb.close()]);
+      await records.close();
+      await db.close();
     })();
     return stopped;
   };

@@ -1,7 +1,10 @@
 import { IDENTITY_HEADER, type Organization, type UserIdentity } from '@nrad/contracts';
-import { signIdentity } from '@nrad/service-kit';
+import { waitUntil } from '@nrad/infra';
+import type { TestNamespace } from '@nrad/infra/harness/namespace';
+import { type Bus, connectBus, connectMongo, type Logger, signIdentity } from '@nrad/service-kit';
 import { Types } from 'mongoose';
 import request from 'supertest';
+import { createApp } from './app.ts';
 import { type RecordsConfig, RecordsConfigSchema } from './config.ts';
 
 /**
@@ -94,4 +97,52 @@ export async function testApiAs(
     put: (p) => to(p).put(p).set(headers),
     delete: (p) => to(p).delete(p).set(headers),
   };
+}
+
+/**
+ * The records service running beside another service under test, in namespace `t` (its
+ * database, its RECORDS stream and, with `links`, its LINKS stream): the config the other service
+ * follows, a bus for both to share, and the app to route records paths to. `close` stops it and
+ * closes the bus and its database.
+ */
+export async function recordsBeside(
+  t: TestNamespace,
+  options: { identitySecret: string; logger: Logger; name: string; links?: boolean },
+) {
+  const config = recordsTestConfig({
+    identitySecret: options.identitySecret,
+    mongoUrl: t.mongoUrl,
+    natsUrl: t.natsUrl,
+    dbName: t.db('records'),
+    stream: t.stream('RECORDS'),
+    subjectPrefix: t.subject('records'),
+    ...(options.links ? { linksStream: t.stream('LINKS'), linksSubjectPrefix: t.subject('links') } : {}),
+  });
+  const db = await connectMongo({ url: config.MONGO_URL, dbName: config.MONGO_DB });
+  const bus = await connectBus({ url: t.natsUrl, name: options.name });
+  const built = await createApp({ config, db, bus, logger: options.logger });
+  return {
+    config,
+    db,
+    bus,
+    built,
+    server: built.app.callback(),
+    async close() {
+      await built.stop();
+      await bus.nc.close();
+      await db.close();
+    },
+  };
+}
+
+/** Waits until a durable consumer has handled (acked) every event of its stream. */
+export function consumerCaughtUp(bus: Bus, stream: string, consumer: string, timeoutMs = 10_000): Promise<void> {
+  return waitUntil(
+    'consumer caught up',
+    async () => {
+      const info = await bus.jsm.consumers.info(stream, consumer);
+      return info.num_pending === 0 && info.num_ack_pending === 0;
+    },
+    timeoutMs,
+  );
 }

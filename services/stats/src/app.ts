@@ -1,11 +1,18 @@
-import { type Bus, createServiceApp, ensureStream, type Logger, mongoReadiness } from '@nrad/service-kit';
+import { RecordEventSchema } from '@nrad/contracts';
+import {
+  type Bus,
+  createServiceApp,
+  ensureStream,
+  type Logger,
+  mongoReadiness,
+  startConsumer,
+} from '@nrad/service-kit';
 import type { Connection } from 'mongoose';
 import type { StatsConfig } from './config.ts';
 import { StatsStore } from './data/store.ts';
 import { StatsModel } from './domain/figures.ts';
-import { startRecordConsumer } from './events/record-consumer.ts';
 import { apiRoutes } from './http/routes.ts';
-import { loadModel, type StatsDeps } from './use-cases/stats.ts';
+import { applyRecordEvent, loadModel, type StatsDeps } from './use-cases/stats.ts';
 
 export interface StatsAppDeps {
   config: StatsConfig;
@@ -36,14 +43,17 @@ export async function createApp({ config, db, bus, logger, now }: StatsAppDeps) 
   logger.info({ records: deps.model.size, ms: Date.now() - started }, 'read model loaded');
 
   await ensureStream(bus.jsm, { name: config.RECORDS_STREAM, subjects: [`${config.RECORDS_SUBJECT_PREFIX}.>`] });
-  const consumer = await startRecordConsumer({
+  // One event at a time in stream order, acknowledged once applied (idempotent by record version);
+  // an event that does not decode is terminated (logged), a failed write retried after a delay.
+  const consumer = await startConsumer({
     bus,
-    deps,
-    logger,
     stream: config.RECORDS_STREAM,
-    subjectPrefix: config.RECORDS_SUBJECT_PREFIX,
     durable: config.RECORDS_CONSUMER,
+    filterSubject: `${config.RECORDS_SUBJECT_PREFIX}.>`,
     ackWaitMs: config.EVENT_ACK_WAIT_MS,
+    decode: (data) => RecordEventSchema.parse(data),
+    handle: (event) => applyRecordEvent(deps, event),
+    logger,
   });
 
   const app = createServiceApp({

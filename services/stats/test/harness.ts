@@ -12,15 +12,15 @@ import {
   type UserIdentity,
 } from '@nrad/contracts';
 import { type TestNamespace, testNamespace, waitUntil } from '@nrad/infra/harness';
-import { createApp as createRecordsApp } from '@nrad/records-service/app';
 import {
-  recordsTestConfig,
+  consumerCaughtUp,
+  recordsBeside,
   type TestApi,
   testApiAs,
   testRecordBody,
   testUser,
 } from '@nrad/records-service/test-support';
-import { type Bus, connectBus, connectMongo, createLogger, publishEvent } from '@nrad/service-kit';
+import { type Bus, connectMongo, createLogger, publishEvent } from '@nrad/service-kit';
 import { type Connection, Types } from 'mongoose';
 import type request from 'supertest';
 import { afterAll, expect } from 'vitest';
@@ -88,14 +88,8 @@ const STATS_PATH = /^\/api\/(stats(\/countries)?|admin\/stats)$/;
 
 export async function startStats(): Promise<StatsHarness> {
   const t = testNamespace();
-  const recordsConfig = recordsTestConfig({
-    identitySecret: SECRET,
-    mongoUrl: t.mongoUrl,
-    natsUrl: t.natsUrl,
-    dbName: t.db('records'),
-    stream: t.stream('RECORDS'),
-    subjectPrefix: t.subject('records'),
-  });
+  const records = await recordsBeside(t, { identitySecret: SECRET, logger, name: 'stats-test' });
+  const { bus, config: recordsConfig, db: recordsDb } = records;
   const config = statsTestConfig({
     identitySecret: SECRET,
     mongoUrl: t.mongoUrl,
@@ -104,31 +98,19 @@ export async function startStats(): Promise<StatsHarness> {
     recordsStream: recordsConfig.RECORDS_STREAM,
     recordsSubjectPrefix: recordsConfig.RECORDS_SUBJECT_PREFIX,
   });
-  const recordsDb = await connectMongo({ url: recordsConfig.MONGO_URL, dbName: recordsConfig.MONGO_DB });
   const db = await connectMongo({ url: config.MONGO_URL, dbName: config.MONGO_DB });
-  const bus = await connectBus({ url: t.natsUrl, name: 'stats-test' });
-  const records = await createRecordsApp({ config: recordsConfig, db: recordsDb, bus, logger });
-  const recordsServer = records.app.callback();
   const h = { t, config, bus, db, recordsDb, built: await createApp({ config, db, bus, logger }) } as StatsHarness;
   let statsServer = h.built.app.callback();
   let running = true;
 
-  h.as = (user) => testApiAs(user, SECRET, (p) => (STATS_PATH.test(p) ? statsServer : recordsServer));
+  h.as = (user) => testApiAs(user, SECRET, (p) => (STATS_PATH.test(p) ? statsServer : records.server));
   h.applied = (id, version) =>
     waitUntil(
       `record ${id} v${version} applied`,
       async () => (h.built.deps.model.versionOf(id) ?? 0) >= version,
       10_000,
     );
-  h.caughtUp = () =>
-    waitUntil(
-      'consumer caught up',
-      async () => {
-        const info = await bus.jsm.consumers.info(config.RECORDS_STREAM, config.RECORDS_CONSUMER);
-        return info.num_pending === 0 && info.num_ack_pending === 0;
-      },
-      10_000,
-    );
+  h.caughtUp = () => consumerCaughtUp(bus, config.RECORDS_STREAM, config.RECORDS_CONSUMER);
   const changed = async (res: request.Response) => {
     const record = res.body as CaseRecord;
     if (running) await h.applied(record.id, record.version);
@@ -194,9 +176,8 @@ export async function startStats(): Promise<StatsHarness> {
   h.stop = () => {
     stopped ??= (async () => {
       if (running) await h.built.stop();
-      await records.stop();
-      await bus.nc.close();
-      await Promise.all([db.close(), recordsDb.close()]);
+      await records.close();
+      await db.close();
     })();
     return stopped;
   };
