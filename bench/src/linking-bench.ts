@@ -111,7 +111,7 @@ export const CHECK_NAMES = ['check-namlc-matches, matching', 'check-namlc-matche
 const POLL_MS = 10;
 /** How long a create may take to get its link before it counts as failed. */
 const LINK_TIMEOUT_MS = 60_000;
-/** How long the background work of a create may take (each step scans the collection on FerretDB). */
+/** How long the background work of a create may take (on unpatched FerretDB each step scans the collection). */
 const SETTLE_TIMEOUT_MS = 10 * 60_000;
 const DAY_MS = 86_400_000;
 /** How long a service may take to get ready after seeding. */
@@ -198,7 +198,7 @@ interface CreateOutcome {
  * agency's) under a name variation, same date of birth, the incident a day or two apart, the same
  * amount; then its links are asked for every 10 ms until the link to `seeded` is there. Then,
  * untimed, waits for the background work it left: its outbox published, and the Linked flags of
- * both records set (on FerretDB each is a scan of the records collection).
+ * both records set (on unpatched FerretDB each is a scan of the records collection).
  */
 async function createAndWait(
   stores: Stores,

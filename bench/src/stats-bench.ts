@@ -104,8 +104,8 @@ export async function runStatsBench(options: StatsBenchOptions): Promise<StatsRe
     const { operations } = ops;
     const runs = options.warmup + options.iterations;
     /** The measured runs' latency (the warm-up ones left out). */
-    const measured = (name: (typeof STATS_OPERATIONS)[number], samples: number[]) =>
-      ops.add(name, latency(samples.slice(options.warmup)));
+    const measured = (name: (typeof STATS_OPERATIONS)[number], samples: Array<number | undefined>) =>
+      ops.add(name, latency(samples.slice(options.warmup).filter((v) => v !== undefined)));
     log(`Measuring each path ${options.iterations} times after ${options.warmup} warm-up runs...`);
 
     const read = async (who: GatewayClient, path: string) => (await who.expect(200, 'GET', path)).ms;
@@ -122,14 +122,23 @@ export async function runStatsBench(options: StatsBenchOptions): Promise<StatsRe
 
     const statsOf = async (who: GatewayClient) =>
       JSON.parse((await who.expect(200, 'GET', '/api/stats')).text) as DashboardStats;
-    /** From just before `change` is sent until `isReadable` holds for the caller's figures. */
+    /**
+     * From just before `change` is sent until `isReadable` holds for the caller's figures; a change
+     * the system refuses is a note of the run (and no sample), not its end.
+     */
     const untilReadable = async (
       who: GatewayClient,
+      what: string,
       change: () => Promise<unknown>,
       isReadable: (s: DashboardStats) => boolean,
-    ): Promise<number> => {
+    ): Promise<number | undefined> => {
       const sent = performance.now();
-      await change();
+      try {
+        await change();
+      } catch (error) {
+        notes.push(`${what} was refused: ${error instanceof Error ? error.message : String(error)}`);
+        return undefined;
+      }
       for (;;) {
         if (isReadable(await statsOf(who))) return performance.now() - sent;
         if (performance.now() - sent > READABLE_TIMEOUT_MS)
@@ -139,7 +148,7 @@ export async function runStatsBench(options: StatsBenchOptions): Promise<StatsRe
     };
 
     const created: Array<{ who: GatewayClient; id: string; body: Record<string, unknown> }> = [];
-    const creates: number[] = [];
+    const creates: Array<number | undefined> = [];
     for (let turn = 0; turn < runs; turn++) {
       const who = user(turn).http;
       const before = await statsOf(who);
@@ -151,6 +160,7 @@ export async function runStatsBench(options: StatsBenchOptions): Promise<StatsRe
       creates.push(
         await untilReadable(
           who,
+          `create ${turn + 1}`,
           async () => {
             const answer = await who.expect(201, 'POST', '/api/records', body);
             created.push({ who, id: (JSON.parse(answer.text) as { id: string }).id, body });
@@ -161,13 +171,14 @@ export async function runStatsBench(options: StatsBenchOptions): Promise<StatsRe
     }
     measured('create sent → totalRecords readable', creates);
 
-    const edits: number[] = [];
+    const edits: Array<number | undefined> = [];
     for (const [turn, c] of created.entries()) {
       const before = await statsOf(c.who);
       const current = JSON.parse((await c.who.expect(200, 'GET', `/api/records/${c.id}`)).text) as { version: number };
       edits.push(
         await untilReadable(
           c.who,
+          `edit ${turn + 1}`,
           () =>
             c.who.expect(200, 'PUT', `/api/records/${c.id}`, {
               ...c.body,
@@ -181,12 +192,13 @@ export async function runStatsBench(options: StatsBenchOptions): Promise<StatsRe
     }
     measured('edit sent → internationalCases readable', edits);
 
-    const deletes: number[] = [];
-    for (const c of created) {
+    const deletes: Array<number | undefined> = [];
+    for (const [turn, c] of created.entries()) {
       const before = await statsOf(c.who);
       deletes.push(
         await untilReadable(
           c.who,
+          `delete ${turn + 1}`,
           () => c.who.expect(200, 'DELETE', `/api/records/${c.id}`),
           (s) => s.totalRecords === before.totalRecords - 1,
         ),

@@ -1,11 +1,67 @@
 import { spawnSync } from 'node:child_process';
-import { existsSync, statSync } from 'node:fs';
+import { chmodSync, cpSync, existsSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { FERRETDB_BINARY, FERRETDB_SOURCE_DIR } from './paths.ts';
 import { type ManagedProcess, spawnManaged } from './process.ts';
 import { findCommand } from './system-packages.ts';
 
-const SOURCES = ['main.go', 'go.mod', 'go.sum'];
+const SOURCES = ['main.go', 'go.mod', 'go.sum', 'patches.json'];
+const FERRETDB_MODULE = 'github.com/FerretDB/FerretDB';
+
+/** A one-line change to a file of the FerretDB module, applied at build time (patches.json says why). */
+interface SourcePatch {
+  file: string;
+  find: string;
+  replace: string;
+  why: string;
+}
+
+/**
+ * Copies the FerretDB module beside the binary, applies patches.json to the copy, and writes the
+ * go.mod to build with (`-modfile`): ours plus a `replace` naming the copy. The module cache and
+ * our go.mod stay untouched (Go refuses `-overlay` for files in the module cache), and nothing
+ * patched is committed. A patch whose text is not found exactly once stops the build: a FerretDB
+ * upgrade must re-check it.
+ */
+function writePatchedModule(go: string): string {
+  const patches = JSON.parse(readFileSync(path.join(FERRETDB_SOURCE_DIR, 'patches.json'), 'utf8')) as SourcePatch[];
+  const download = spawnSync(go, ['mod', 'download', '-json', FERRETDB_MODULE], {
+    cwd: FERRETDB_SOURCE_DIR,
+    encoding: 'utf8',
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  if (download.status !== 0) throw new Error(`go mod download ${FERRETDB_MODULE} failed (exit ${download.status})`);
+  const moduleDir = (JSON.parse(download.stdout) as { Dir?: string }).Dir;
+  if (!moduleDir) throw new Error(`go mod download did not say where ${FERRETDB_MODULE} is`);
+  const work = path.join(path.dirname(FERRETDB_BINARY), 'patched');
+  const copy = path.join(work, 'FerretDB');
+  rmSync(work, { recursive: true, force: true });
+  cpSync(moduleDir, copy, { recursive: true });
+  writable(copy);
+  for (const [i, patch] of patches.entries()) {
+    const file = path.join(copy, patch.file);
+    const text = readFileSync(file, 'utf8');
+    const found = text.split(patch.find).length - 1;
+    if (found !== 1)
+      throw new Error(`FerretDB patch ${i + 1} (${patch.file}): its text is found ${found} times, not once`);
+    writeFileSync(file, text.replace(patch.find, patch.replace));
+  }
+  const modfile = path.join(work, 'go.mod');
+  const ours = readFileSync(path.join(FERRETDB_SOURCE_DIR, 'go.mod'), 'utf8');
+  writeFileSync(modfile, `${ours}\nreplace ${FERRETDB_MODULE} => ${copy}\n`);
+  cpSync(path.join(FERRETDB_SOURCE_DIR, 'go.sum'), path.join(work, 'go.sum'));
+  return modfile;
+}
+
+/** The module cache's copies are read-only; the patched copy must be writable (and removable). */
+function writable(dir: string): void {
+  chmodSync(dir, 0o755);
+  for (const entry of readdirSync(dir, { withFileTypes: true })) {
+    const p = path.join(dir, entry.name);
+    if (entry.isDirectory()) writable(p);
+    else chmodSync(p, 0o644);
+  }
+}
 
 /** Whether the built binary is missing or older than its sources. */
 export function ferretdbNeedsBuild(): boolean {
@@ -15,8 +71,8 @@ export function ferretdbNeedsBuild(): boolean {
 }
 
 /**
- * Builds infra/ferretdb (our tiny main package embedding FerretDB v1.24.2) with the machine's Go,
- * when the binary is missing or stale. The first build downloads modules and takes about a minute.
+ * Builds infra/ferretdb (our tiny main package embedding FerretDB v1.24.2, with patches.json
+ * applied) with the machine's Go, when the binary is missing or stale. The first build downloads modules and takes about a minute.
  */
 export function ensureFerretdbBinary(log = console.error): string {
   if (!ferretdbNeedsBuild()) return FERRETDB_BINARY;
@@ -27,7 +83,8 @@ export function ensureFerretdbBinary(log = console.error): string {
     );
   }
   log('Building the embedded FerretDB server (infra/ferretdb; the first build takes about a minute)...');
-  const result = spawnSync(go, ['build', '-trimpath', '-o', FERRETDB_BINARY, '.'], {
+  const modfile = writePatchedModule(go);
+  const result = spawnSync(go, ['build', '-trimpath', `-modfile=${modfile}`, '-o', FERRETDB_BINARY, '.'], {
     cwd: FERRETDB_SOURCE_DIR,
     env: { ...process.env, CGO_ENABLED: '0' },
     stdio: ['ignore', 'inherit', 'inherit'],

@@ -52,8 +52,8 @@ describe('records.* events on the RECORDS stream', () => {
   });
 
   it('publishes a new record’s event without waiting to read the record back', async () => {
-    // On FerretDB's SQLite backend a read by _id scans the collection (ADR 0006); the created event
-    // must not wait for it. Reading outboxes back is held until the event is in the stream.
+    // A read by _id can be slow (unpatched FerretDB scans the collection, ADR 0006); the created
+    // event must not wait for it. Reading outboxes back is held until the event is in the stream.
     const h = await startRecords();
     const repository = h.built.deps.records;
     const read = repository.outboxOf.bind(repository);

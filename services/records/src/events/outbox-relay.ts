@@ -69,8 +69,8 @@ export class OutboxRelay {
   /**
    * Relays one record's pending events soon, without making the caller wait. `first` are events
    * the caller just stored and knows to be the record's oldest pending ones (a new record's
-   * `created`): they are published before the record is read back, which on FerretDB's SQLite
-   * backend is a scan of the collection (ADR 0006), so a new record's event does not wait for it.
+   * `created`): they are published before the record is read back, so a new record's event waits
+   * for no read (on unpatched FerretDB that read is a scan of the collection, ADR 0006).
    */
   kick(id: Types.ObjectId, first: readonly OutboxEntry[] = []): void {
     if (this.stopped) return; // the next start's sweep publishes it

@@ -68,7 +68,8 @@ export function scopeOf(user: UserIdentity): RecordFilter {
 /**
  * One record of the user's scope, active or deleted as asked, or null. Read by id alone and checked
  * here: an index lookup on MongoDB; on FerretDB's SQLite backend the only filter pushed down to
- * SQL (still a table scan there, see ADR 0006), every other filter being applied after a full read.
+ * SQL (an index search with our build's patch, ADR 0002), every other filter being applied after a
+ * full read.
  */
 async function scopedRecord(deps: RecordDeps, user: UserIdentity, id: Types.ObjectId, deleted: boolean) {
   const doc = await deps.records.findById(id);

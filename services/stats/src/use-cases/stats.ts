@@ -34,8 +34,8 @@ export async function loadModel(deps: StatsDeps): Promise<void> {
  *
  * A newer snapshot is counted at once and then stored; the event is acknowledged (by the consumer)
  * only once it is stored. Counting first makes a change readable as soon as its event arrives,
- * rather than after the write (an `_id` write scans the collection on FerretDB: about a second at
- * 100,000 records). If the write fails, the record stays in `unsaved` and the event comes again:
+ * rather than after the write (an `_id` write scanned the collection on unpatched FerretDB: about a
+ * second at 100,000 records). If the write fails, the record stays in `unsaved` and the event comes again:
  * its version is no longer newer, but the record's current state is written then. If the process
  * dies before the write, nothing was acknowledged: the model is summed from the store at start and
  * the event is delivered again.

@@ -1,0 +1,52 @@
+import mongoose, { Types } from 'mongoose';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { testNamespace } from '../src/harness/index.ts';
+
+/**
+ * infra/ferretdb/patches.json: the store of the test run finds, updates and deletes a document by
+ * `_id` through the `_id` index (FerretDB 1.24.2 unpatched scans its SQLite table for each).
+ */
+describe('reads and writes by _id use the _id index', () => {
+  const ns = testNamespace();
+  let conn: mongoose.Connection;
+  let db: NonNullable<mongoose.Connection['db']>;
+  const ids = Array.from({ length: 50 }, () => new Types.ObjectId());
+
+  beforeAll(async () => {
+    conn = await mongoose.createConnection(ns.mongoUrl, { serverSelectionTimeoutMS: 10_000 }).asPromise();
+    if (!conn.db) throw new Error('not connected');
+    db = conn.useDb(ns.db('patches')).db as typeof db;
+    await db.collection('docs').insertMany(ids.map((_id, i) => ({ _id, i })));
+  });
+  afterAll(() => conn?.close());
+
+  it('plans a find by _id as an index search, not a scan', async () => {
+    const target = ids[17] as Types.ObjectId;
+    const explained = await db.command({ explain: { find: 'docs', filter: { _id: target } } });
+    const plan = JSON.stringify(explained.queryPlanner);
+    if (explained.ferretdbVersion !== undefined || explained.serverInfo?.ferretdbVersion !== undefined) {
+      // FerretDB's SQLite backend answers with SQLite's EXPLAIN QUERY PLAN.
+      expect(explained.filterPushdown).toBe(true);
+      expect(plan).toMatch(/SEARCH \S+ USING INDEX \S+__id_/);
+      expect(plan).not.toMatch(/detail=SCAN/);
+    } else {
+      // MongoDB: the _id fast path or an index scan of _id.
+      expect(plan).toMatch(/IDHACK|EXPRESS_IXSCAN|IXSCAN/);
+    }
+  });
+
+  it('finds, updates and deletes the right document by _id', async () => {
+    const docs = db.collection<{ _id: Types.ObjectId; i: number; seen?: boolean }>('docs');
+    expect(await docs.findOne({ _id: ids[3] as Types.ObjectId })).toEqual({ _id: ids[3], i: 3 });
+    const updated = await docs.updateOne({ _id: ids[4] as Types.ObjectId }, { $set: { seen: true } });
+    expect(updated.matchedCount).toBe(1);
+    expect(await docs.replaceOne({ _id: ids[5] as Types.ObjectId }, { i: 500 })).toMatchObject({ matchedCount: 1 });
+    expect(await docs.deleteOne({ _id: ids[6] as Types.ObjectId })).toMatchObject({ deletedCount: 1 });
+    expect(await docs.countDocuments({ seen: true })).toBe(1);
+    expect(await docs.findOne({ _id: ids[4] as Types.ObjectId })).toEqual({ _id: ids[4], i: 4, seen: true });
+    expect(await docs.findOne({ _id: ids[5] as Types.ObjectId })).toEqual({ _id: ids[5], i: 500 });
+    expect(await docs.findOne({ _id: ids[6] as Types.ObjectId })).toBeNull();
+    expect(await docs.findOne({ _id: new Types.ObjectId() })).toBeNull();
+    expect(await docs.countDocuments()).toBe(49);
+  });
+});
