@@ -6,4 +6,5 @@ export * from './jetstream.ts';
 export * from './logger.ts';
 export * from './metrics.ts';
 export * from './mongo.ts';
+export * from './record-events.ts';
 export * from './server.ts';

@@ -1,12 +1,10 @@
-import { RecordEventSchema } from '@nrad/contracts';
 import {
   type Bus,
+  consumeRecordEvents,
   createServiceApp,
   ensureStream,
   type Logger,
   mongoReadiness,
-  type RunningConsumer,
-  startConsumer,
 } from '@nrad/service-kit';
 import type { Connection } from 'mongoose';
 import type { LinkingConfig } from './config.ts';
@@ -49,19 +47,9 @@ export async function createApp({ config, db, bus, logger }: LinkingAppDeps) {
   await loadState(deps);
   logger.info({ records: deps.index.size, links: deps.links.size, ms: Date.now() - started }, 'match index loaded');
 
-  await ensureStream(bus.jsm, { name: config.RECORDS_STREAM, subjects: [`${config.RECORDS_SUBJECT_PREFIX}.>`] });
   await ensureStream(bus.jsm, { name: config.LINKS_STREAM, subjects: [`${config.LINKS_SUBJECT_PREFIX}.>`] });
   relay.start();
-  const consumer: RunningConsumer = await startConsumer({
-    bus,
-    stream: config.RECORDS_STREAM,
-    durable: config.RECORDS_CONSUMER,
-    filterSubject: `${config.RECORDS_SUBJECT_PREFIX}.>`,
-    ackWaitMs: config.EVENT_ACK_WAIT_MS,
-    decode: (data) => RecordEventSchema.parse(data),
-    handle: (event) => applyRecordEvent(deps, event),
-    logger,
-  });
+  const consumer = await consumeRecordEvents(bus, config, (event) => applyRecordEvent(deps, event), logger);
 
   const app = createServiceApp({
     name: 'linking',

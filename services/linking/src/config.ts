@@ -1,5 +1,5 @@
-import { LINKS_STREAM, RECORDS_STREAM } from '@nrad/contracts';
-import { baseServiceEnv, env, loadConfig } from '@nrad/service-kit';
+import { LINKS_STREAM } from '@nrad/contracts';
+import { baseServiceEnv, env, loadConfig, recordEventsEnv } from '@nrad/service-kit';
 import { z } from 'zod';
 import { DEFAULT_THRESHOLD } from './matching/index.ts';
 
@@ -8,14 +8,10 @@ export const LinkingConfigSchema = z.object({
   PORT: env.port(8083),
   MONGO_DB: z.string().min(1).default('nrad_linking'),
   NATS_URL: z.string({ error: 'is required' }).min(1, 'is required'),
-  /** Where record events come from (the records service's stream and subjects). */
-  RECORDS_STREAM: env.streamName(RECORDS_STREAM),
-  RECORDS_SUBJECT_PREFIX: env.subjectPrefix('records'),
+  ...recordEventsEnv('linking'),
   /** Where `links.created` goes. */
   LINKS_STREAM: env.streamName(LINKS_STREAM),
   LINKS_SUBJECT_PREFIX: env.subjectPrefix('links'),
-  /** The durable consumer of record events (one per deployment). */
-  RECORDS_CONSUMER: env.streamName('linking'),
   /** Whether new records are linked automatically (off: only the NAMLC check and manual links). */
   AUTO_LINK: env.bool(true),
   /** Lowest confidence (0–100) for an automatic link and for a NAMLC check result. */
@@ -27,12 +23,6 @@ export const LinkingConfigSchema = z.object({
    * reach the index (the record was just saved; its event is on its way). Milliseconds.
    */
   RECORD_WAIT_MS: z.coerce.number().int().min(0).max(30_000).default(5000),
-  /**
-   * How long an event handed to this service may stay unacknowledged before JetStream delivers it
-   * again (milliseconds): events fetched but not yet handled when the service stops come back
-   * after this.
-   */
-  EVENT_ACK_WAIT_MS: z.coerce.number().int().min(1000).max(600_000).default(30_000),
   /** How often links whose event could not be published are retried (milliseconds). */
   RELAY_RETRY_MS: z.coerce.number().int().min(50).default(1000),
 });

@@ -1,12 +1,4 @@
-import { RecordEventSchema } from '@nrad/contracts';
-import {
-  type Bus,
-  createServiceApp,
-  ensureStream,
-  type Logger,
-  mongoReadiness,
-  startConsumer,
-} from '@nrad/service-kit';
+import { type Bus, consumeRecordEvents, createServiceApp, type Logger, mongoReadiness } from '@nrad/service-kit';
 import type { Connection } from 'mongoose';
 import type { StatsConfig } from './config.ts';
 import { StatsStore } from './data/store.ts';
@@ -42,19 +34,7 @@ export async function createApp({ config, db, bus, logger, now }: StatsAppDeps) 
   await loadModel(deps);
   logger.info({ records: deps.model.size, ms: Date.now() - started }, 'read model loaded');
 
-  await ensureStream(bus.jsm, { name: config.RECORDS_STREAM, subjects: [`${config.RECORDS_SUBJECT_PREFIX}.>`] });
-  // One event at a time in stream order, acknowledged once applied (idempotent by record version);
-  // an event that does not decode is terminated (logged), a failed write retried after a delay.
-  const consumer = await startConsumer({
-    bus,
-    stream: config.RECORDS_STREAM,
-    durable: config.RECORDS_CONSUMER,
-    filterSubject: `${config.RECORDS_SUBJECT_PREFIX}.>`,
-    ackWaitMs: config.EVENT_ACK_WAIT_MS,
-    decode: (data) => RecordEventSchema.parse(data),
-    handle: (event) => applyRecordEvent(deps, event),
-    logger,
-  });
+  const consumer = await consumeRecordEvents(bus, config, (event) => applyRecordEvent(deps, event), logger);
 
   const app = createServiceApp({
     name: 'stats',

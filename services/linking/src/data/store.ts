@@ -161,21 +161,9 @@ export class LinkingStore {
     for await (const doc of this.rawLinks.find({}).batchSize(2000)) yield doc;
   }
 
-  /**
-   * Writes an entry: inserted when `isNew` (a record first seen), else replaced whole. On FerretDB's
-   * SQLite backend any write filtered by `_id` reads the whole collection (ADR 0006), while an
-   * insert is checked by the unique `_id` index alone, so the hot path — a new record — inserts.
-   */
-  async saveEntry(entry: IndexEntry, isNew: boolean): Promise<void> {
+  /** Writes an entry, replacing the stored one whole (an upsert by `_id`, an index write). */
+  async saveEntry(entry: IndexEntry): Promise<void> {
     const doc = indexDoc(entry);
-    if (isNew) {
-      try {
-        await this.rawIndex.insertOne(doc);
-        return;
-      } catch (err) {
-        if (!isDuplicateKeyError(err)) throw err;
-      }
-    }
     await this.rawIndex.replaceOne({ _id: doc._id }, doc, { upsert: true });
   }
 

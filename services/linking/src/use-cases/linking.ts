@@ -52,7 +52,7 @@ export async function applyRecordEvent(deps: LinkingDeps, event: RecordEvent): P
   const current = deps.index.get(event.record.id);
   if (!current || event.record.version > current.version) {
     const entry = entryFor(event.record);
-    await deps.store.saveEntry(entry, current === undefined);
+    await deps.store.saveEntry(entry);
     deps.index.put(entry);
   }
   if (event.type === 'created' && deps.autoLink) {

@@ -1,5 +1,5 @@
 import { ORGANIZATION_CODES } from '@nrad/contracts';
-import { isDuplicateKeyError, isFerretDb } from '@nrad/service-kit';
+import { isFerretDb } from '@nrad/service-kit';
 import { type Connection, type Model, type mongo, Schema, Types } from 'mongoose';
 import type { RecordState } from '../domain/figures.ts';
 
@@ -86,21 +86,9 @@ export class StatsStore {
     for await (const doc of this.collection().find({}).batchSize(5000)) yield stateOfDoc(doc);
   }
 
-  /**
-   * Writes a record's state: inserted when the record is new to the model, else replaced whole. An
-   * insert is checked by the unique `_id` index alone, so the common case — a new record — stays
-   * cheap on FerretDB, whose `_id`-filtered writes are slower (ADR 0006).
-   */
-  async save(id: string, state: RecordState, isNew: boolean): Promise<void> {
+  /** Writes a record's state, replacing the stored one whole (an upsert by `_id`, an index write). */
+  async save(id: string, state: RecordState): Promise<void> {
     const doc = docOf(id, state);
-    if (isNew) {
-      try {
-        await this.collection().insertOne(doc);
-        return;
-      } catch (err) {
-        if (!isDuplicateKeyError(err)) throw err;
-      }
-    }
     await this.collection().replaceOne({ _id: doc._id }, doc, { upsert: true });
   }
 

@@ -42,11 +42,10 @@ export async function loadModel(deps: StatsDeps): Promise<void> {
  */
 export async function applyRecordEvent(deps: StatsDeps, event: RecordEvent): Promise<void> {
   const id = event.record.id.toLowerCase();
-  const isNew = deps.model.versionOf(id) === undefined;
   if (deps.model.apply(id, stateOf(event.record))) deps.unsaved.add(id);
   const state = deps.unsaved.has(id) ? deps.model.stateOf(id) : undefined;
   if (!state) return;
-  await deps.store.save(id, state, isNew);
+  await deps.store.save(id, state);
   deps.unsaved.delete(id);
 }
 

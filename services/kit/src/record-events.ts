@@ -1,0 +1,53 @@
+import { RECORDS_STREAM, type RecordEvent, RecordEventSchema } from '@nrad/contracts';
+import { z } from 'zod';
+import { env } from './config.ts';
+import { type Bus, ensureStream, type RunningConsumer, startConsumer } from './jetstream.ts';
+import type { Logger } from './logger.ts';
+
+/** The variables of a service that keeps a model of its own from the records service's `records.*` events. */
+export const recordEventsEnv = (durable: string) => ({
+  /** Where record events come from (the records service's stream and subjects). */
+  RECORDS_STREAM: env.streamName(RECORDS_STREAM),
+  RECORDS_SUBJECT_PREFIX: env.subjectPrefix('records'),
+  /** The durable consumer of record events (one per deployment). */
+  RECORDS_CONSUMER: env.streamName(durable),
+  /**
+   * How long an event handed to this service may stay unacknowledged before JetStream delivers it
+   * again (milliseconds): events fetched but not yet handled when the service stops come back
+   * after this.
+   */
+  EVENT_ACK_WAIT_MS: z.coerce.number().int().min(1000).max(600_000).default(30_000),
+});
+
+export interface RecordEventsConfig {
+  RECORDS_STREAM: string;
+  RECORDS_SUBJECT_PREFIX: string;
+  RECORDS_CONSUMER: string;
+  EVENT_ACK_WAIT_MS: number;
+}
+
+/**
+ * Makes sure the RECORDS stream exists and starts the service's durable consumer of `records.>`:
+ * one event at a time in stream order, acknowledged once `handle` resolves (handlers are
+ * idempotent by record version), redelivered after a delay when it throws; an event that does not
+ * decode is terminated (logged).
+ */
+export async function consumeRecordEvents(
+  bus: Bus,
+  config: RecordEventsConfig,
+  handle: (event: RecordEvent) => Promise<void>,
+  logger: Logger,
+): Promise<RunningConsumer> {
+  const filterSubject = `${config.RECORDS_SUBJECT_PREFIX}.>`;
+  await ensureStream(bus.jsm, { name: config.RECORDS_STREAM, subjects: [filterSubject] });
+  return startConsumer({
+    bus,
+    stream: config.RECORDS_STREAM,
+    durable: config.RECORDS_CONSUMER,
+    filterSubject,
+    ackWaitMs: config.EVENT_ACK_WAIT_MS,
+    decode: (data) => RecordEventSchema.parse(data),
+    handle,
+    logger,
+  });
+}
