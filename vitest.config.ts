@@ -38,6 +38,7 @@ export default defineConfig({
       project('records', './services/records'),
       project('linking', './services/linking'),
       project('stats', './services/stats'),
+      project('ingest', './services/ingest'),
       project('gateway', './gateway'),
       // Whole journeys in a real browser: minutes are allowed, not 30 seconds.
       { test: { ...project('e2e', './frontends/e2e').test, testTimeout: 120_000 } },
@@ -46,6 +47,7 @@ export default defineConfig({
       screens('settings', './frontends/settings'),
       screens('records-screens', './frontends/records'),
       screens('search', './frontends/search'),
+      screens('ingest-screens', './frontends/ingest'),
       screens('dashboard', './frontends/dashboard'),
       project('bench', './bench'),
     ],

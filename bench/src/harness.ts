@@ -3,7 +3,7 @@ import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
-import { AGENCY_CODES, type Agency, TOTAL_COUNT_HEADER, type UserIdentity } from '@nrad/contracts';
+import { AGENCY_CODES, type Agency, NEXT_CURSOR_HEADER, TOTAL_COUNT_HEADER, type UserIdentity } from '@nrad/contracts';
 import { FERRETDB_SOURCE_DIR, freePort, REPO_ROOT, type RunningInfra } from '@nrad/infra';
 import { type RunningSystem, SERVICES, startSystem } from '@nrad/infra/system';
 import type { mongo } from 'mongoose';
@@ -52,10 +52,16 @@ export class GatewayClient {
     // A browser sends its origin with writes; the gateway refuses writes from other origins.
     if (method !== 'GET') headers.origin = this.base;
     if (this.cookies.size) headers.cookie = [...this.cookies].map(([k, v]) => `${k}=${v}`).join('; ');
-    const payload = body === undefined ? undefined : JSON.stringify(body);
+    // A form (a file upload) goes as multipart, framed by fetch; anything else as JSON.
+    const form = body instanceof FormData ? body : undefined;
+    const payload = body === undefined || form ? undefined : JSON.stringify(body);
     if (payload !== undefined) headers['content-type'] = 'application/json';
     const started = performance.now();
-    const res = await fetch(`${this.base}${pathname}`, { method, headers, ...(payload ? { body: payload } : {}) });
+    const res = await fetch(`${this.base}${pathname}`, {
+      method,
+      headers,
+      ...(form ? { body: form } : payload ? { body: payload } : {}),
+    });
     const text = await res.text();
     const ms = performance.now() - started;
     for (const cookie of res.headers.getSetCookie()) {
@@ -68,14 +74,23 @@ export class GatewayClient {
     return { status: res.status, headers: res.headers, text, ms };
   }
 
-  /** A call that must answer `status`; `total` is its X-Total-Count when it has one. */
+  /**
+   * A call that must answer `status`; `total` is its X-Total-Count and `next` its X-Next-Cursor
+   * when it has them.
+   */
   async expect(status: number, method: string, pathname: string, body?: unknown, headers?: Record<string, string>) {
     const res = await this.call(method, pathname, body, headers);
     if (res.status !== status) {
       throw new Error(`${method} ${pathname} answered ${res.status} (expected ${status}): ${res.text.slice(0, 500)}`);
     }
     const total = res.headers.get(TOTAL_COUNT_HEADER);
-    return { ms: res.ms, text: res.text, ...(total === null ? {} : { total: Number(total) }) };
+    const next = res.headers.get(NEXT_CURSOR_HEADER);
+    return {
+      ms: res.ms,
+      text: res.text,
+      ...(total === null ? {} : { total: Number(total) }),
+      ...(next === null ? {} : { next }),
+    };
   }
 }
 
@@ -84,31 +99,43 @@ export interface AgencyUser {
   agency: Agency;
   user: UserIdentity;
   http: GatewayClient;
+  /** The user's sign-in, to sign in again (after a restart, as another browser). */
+  email: string;
+  password: string;
+}
+
+/** Signs in through the gateway as a new browser would (a fresh cookie jar); `ms` is the sign-in's. */
+export async function signIn(base: string, email: string, password: string) {
+  const http = new GatewayClient(base);
+  const login = await http.expect(200, 'POST', '/api/auth/login', { email, password });
+  const { user } = JSON.parse(login.text) as {
+    user: { id: string; name: string; organization: UserIdentity['organization']; role: string };
+  };
+  const identity: UserIdentity = {
+    kind: 'user',
+    userId: user.id,
+    name: user.name,
+    organization: user.organization,
+    role: user.role,
+  };
+  return { http, user: identity, ms: login.ms };
 }
 
 /** Registers and signs in one user per agency through the gateway. */
 export async function signInAgencyUsers(base: string, tag: string): Promise<AgencyUser[]> {
   const users: AgencyUser[] = [];
   for (const agency of AGENCY_CODES) {
-    const http = new GatewayClient(base);
     const email = `bench-${tag}-${agency.toLowerCase()}@bench.nrad.local`;
     const password = randomBytes(12).toString('base64url');
-    await http.expect(201, 'POST', '/api/auth/register', {
+    await new GatewayClient(base).expect(201, 'POST', '/api/auth/register', {
       name: `Bench ${agency} Officer`,
       email,
       password,
       role: 'Analyst',
       organization: agency,
     });
-    const login = await http.expect(200, 'POST', '/api/auth/login', { email, password });
-    const { user } = JSON.parse(login.text) as {
-      user: { id: string; name: string; organization: Agency; role: string };
-    };
-    users.push({
-      agency,
-      user: { kind: 'user', userId: user.id, name: user.name, organization: user.organization, role: user.role },
-      http,
-    });
+    const { http, user } = await signIn(base, email, password);
+    users.push({ agency, user, http, email, password });
   }
   return users;
 }
@@ -138,20 +165,55 @@ export async function describeStore(db: mongo.Db, env: Record<string, string | u
   return `MongoDB ${info.version} at ${hostOf(env.MONGO_URL)}`;
 }
 
+/** Refuses to run on collections that hold documents (a benchmark needs a scratch server). */
+export async function requireEmpty(
+  store: string,
+  models: ReadonlyArray<{ collection: { name: string }; estimatedDocumentCount(): PromiseLike<number> }>,
+): Promise<void> {
+  const counts = await Promise.all(
+    models.map(async (m) => [m.collection.name, await m.estimatedDocumentCount()] as const),
+  );
+  const taken = counts.filter(([, count]) => count > 0).map(([c, count]) => `${c}: ${count}`);
+  if (taken.length) {
+    throw new Error(
+      `${store} already holds documents (${taken.join(', ')}); the benchmark needs empty collections (a scratch server)`,
+    );
+  }
+}
+
 export interface BenchSystem {
-  system: RunningSystem;
+  /** The running system (another one after each `restart`). */
+  readonly system: RunningSystem;
   /** The system's throwaway data directory (its secrets, its logs, the embedded stores' files). */
   dataDir: string;
-  /** The gateway's URL. */
+  /** The gateway's URL (the same port after a restart). */
   base: string;
   /** Runs the measuring; a service that dies meanwhile ends it with that service's last output. */
   guard<T>(work: () => Promise<T>): Promise<T>;
+  /**
+   * Stops every process of the system, as Ctrl-C of `npm start` does (the gateway, the services,
+   * then the servers it started: FerretDB, NATS, Redis), and starts it again on the same data
+   * directory and gateway port, timing both.
+   */
+  restart(): Promise<RestartTiming>;
+}
+
+export interface RestartTiming {
+  /** From asking the system to stop until every process of it has exited. */
+  stopMs: number;
+  /** From starting again until the gateway answered /readyz (startSystem resolved). */
+  readyMs: number;
+  /**
+   * Each step of the start, named as `startSystem` logs it ("auth" for "Starting auth...", "local
+   * infrastructure" for "Starting local infrastructure (FerretDB, ...)..."), until the next step.
+   */
+  steps: Array<{ name: string; ms: number }>;
 }
 
 /**
  * Brings the whole system up as `npm start` does, from its bundles, in a throwaway data directory
  * with the gateway on a free port; both are undone by `cleanup`. `beforeServices` runs once the
- * stores are up and no service has started yet.
+ * stores are up and no service has started yet (on the first start only).
  */
 export async function startBenchSystem(
   context: RunContext & { beforeServices?: (infra: RunningInfra) => Promise<void>; readyTimeoutMs?: number },
@@ -163,36 +225,70 @@ export async function startBenchSystem(
   const dataDir = mkdtempSync(path.join(os.tmpdir(), 'nrad-bench-'));
   cleanup.add(() => rmSync(dataDir, { recursive: true, force: true }));
   const port = await freePort();
-  const system = await startSystem({
+  const options = (logLine: (line: string) => void) => ({
     dataDir,
     gatewayPort: port,
     gatewayHost: '127.0.0.1',
     adminEmail: env.ADMIN_EMAIL || 'admin@nrad.local',
     ...(env.LOG_LEVEL ? { logLevel: env.LOG_LEVEL } : {}),
     env,
-    log: (line) => log(`  ${line}`),
-    ...(context.beforeServices ? { beforeServices: context.beforeServices } : {}),
+    log: logLine,
     ...(context.readyTimeoutMs ? { readyTimeoutMs: context.readyTimeoutMs } : {}),
   });
-  cleanup.add(() => system.stop());
+  let current = await startSystem({
+    ...options((line) => log(`  ${line}`)),
+    ...(context.beforeServices ? { beforeServices: context.beforeServices } : {}),
+  });
+  cleanup.add(() => current.stop());
+
+  // A crash of whichever system is current (not of one being stopped on purpose) ends the run.
+  let reportCrash: (p: Awaited<RunningSystem['crashed']>) => void = () => {};
+  const crashed = new Promise<Awaited<RunningSystem['crashed']>>((resolve) => {
+    reportCrash = resolve;
+  });
+  const watch = (s: RunningSystem) => void s.crashed.then((p) => s === current && reportCrash(p));
+  watch(current);
+
   return {
-    system,
+    get system() {
+      return current;
+    },
     dataDir,
     base: `http://127.0.0.1:${port}`,
     async guard<T>(work: () => Promise<T>): Promise<T> {
       let finished = false;
-      const crashed = system.crashed.then((p) => {
+      const crash = crashed.then((p) => {
         if (!finished) throw new Error(`${p.name} stopped unexpectedly. Its last output:\n${p.tail()}`);
         return undefined as never;
       });
-      crashed.catch(() => {});
+      crash.catch(() => {});
       const job = work();
       job.catch(() => {}); // when a crash wins the race, the run's own failure is not news
       try {
-        return await Promise.race([job, crashed]);
+        return await Promise.race([job, crash]);
       } finally {
         finished = true;
       }
+    },
+    async restart(): Promise<RestartTiming> {
+      const stopped = performance.now();
+      await current.stop();
+      const stopMs = performance.now() - stopped;
+      // The start's own log lines ("Starting auth...") mark its steps.
+      const marks: Array<{ name: string; at: number }> = [];
+      const started = performance.now();
+      const next = await startSystem(
+        options((line) => {
+          const step = /^Starting (.+?)(?: \(.*\))?\.\.\.$/.exec(line)?.[1];
+          if (step) marks.push({ name: step, at: performance.now() });
+          log(`    ${line}`);
+        }),
+      );
+      const readyMs = performance.now() - started;
+      current = next;
+      watch(next);
+      const steps = marks.map((m, i) => ({ name: m.name, ms: (marks[i + 1]?.at ?? started + readyMs) - m.at }));
+      return { stopMs, readyMs, steps };
     },
   };
 }

@@ -12,15 +12,12 @@ import {
   type RecordLinkView,
 } from '@nrad/contracts';
 import { loadOrCreateSecrets } from '@nrad/infra';
-import { entryFor, LinkingStore } from '@nrad/linking-service/bench-support';
-import { LinkingConfigSchema } from '@nrad/linking-service/config';
-import { RecordsConfigSchema } from '@nrad/records-service/config';
-import { presentRecord, type RecordDoc, RecordRepository } from '@nrad/records-service/storage';
-import { connectMongo, signIdentity } from '@nrad/service-kit';
-import { type Connection, type mongo, Types } from 'mongoose';
+import { entryFor } from '@nrad/linking-service/bench-support';
+import { presentRecord, type RecordDoc } from '@nrad/records-service/storage';
+import { signIdentity } from '@nrad/service-kit';
+import { Types } from 'mongoose';
 import {
   type AgencyUser,
-  describeStore,
   GatewayClient,
   type RunContext,
   signInAgencyUsers,
@@ -41,6 +38,7 @@ import {
 } from './report.ts';
 import { NAME_VARIATIONS, Random, recordBody, unknownName } from './seed.ts';
 import { type SeededAgency, type Seeding, seedRecords, unsignedOwners } from './seeding.ts';
+import { openServiceStores, type ServiceStores } from './stores.ts';
 
 export interface LinkingBenchOptions extends RunContext {
   /** Records to seed (into the records collection and the match index), spread over BPS, FIA and CUS. */
@@ -123,45 +121,6 @@ const NAMLC_NAME = Object.fromEntries(
 
 const day = (ms: number) => new Date(ms).toISOString().slice(0, 10);
 
-/** The linking service's stores, opened before any service starts so that the index is seeded first. */
-interface Stores {
-  conn: Connection;
-  records: RecordRepository;
-  rawRecords: mongo.Collection<RecordDoc>;
-  linking: LinkingStore;
-  name: string;
-}
-
-async function openStores(mongoUrl: string, env: RunContext['env']): Promise<Stores> {
-  const conn = await connectMongo({ url: mongoUrl, dbName: RecordsConfigSchema.shape.MONGO_DB.parse(undefined) });
-  try {
-    const records = new RecordRepository(conn);
-    const linking = new LinkingStore(
-      conn.useDb(LinkingConfigSchema.shape.MONGO_DB.parse(undefined), { useCache: true }),
-    );
-    await Promise.all([records.init(), linking.init()]);
-    if (!conn.db) throw new Error('not connected to the store');
-    const name = await describeStore(conn.db, env);
-    const counts = await Promise.all(
-      [records.model, linking.index, linking.links].map(async (m) => [
-        m.collection.name,
-        await m.estimatedDocumentCount(),
-      ]),
-    );
-    const taken = counts.filter(([, count]) => Number(count) > 0).map(([c, count]) => `${c}: ${count}`);
-    if (taken.length) {
-      throw new Error(
-        `${name} already holds documents (${taken.join(', ')}); the benchmark needs empty collections (a scratch server)`,
-      );
-    }
-    const rawRecords = records.model.collection as unknown as mongo.Collection<RecordDoc>;
-    return { conn, records, rawRecords, linking, name };
-  } catch (err) {
-    await conn.close();
-    throw err;
-  }
-}
-
 /** The last 'match index loaded' line of the linking service's log. */
 function indexLoadFrom(logsDir: string): IndexLoad | null {
   let found: IndexLoad | null = null;
@@ -201,7 +160,7 @@ interface CreateOutcome {
  * both records set (on unpatched FerretDB each is a scan of the records collection).
  */
 async function createAndWait(
-  stores: Stores,
+  stores: ServiceStores,
   user: AgencyUser,
   seeded: SeededAgency['samples'][number],
   name: string,
@@ -254,7 +213,7 @@ async function createAndWait(
 }
 
 async function settleCreate(
-  stores: Stores,
+  stores: ServiceStores,
   user: AgencyUser,
   id: string,
   linksPath: string,
@@ -265,7 +224,7 @@ async function settleCreate(
   const waitFor = async (what: string, recordId: string, done: (doc: RecordDoc) => boolean) => {
     const filter = { _id: new Types.ObjectId(recordId) };
     for (;;) {
-      const doc = await stores.rawRecords.findOne(filter, { projection: { outbox: 1, linkedOrganizations: 1 } });
+      const doc = await stores.raw.findOne(filter, { projection: { outbox: 1, linkedOrganizations: 1 } });
       if (doc && done(doc)) return;
       if (performance.now() > deadline) throw new Error(`${what} of ${recordId} not done in time`);
       await sleep(100);
@@ -340,7 +299,7 @@ export async function runLinkingBench(options: LinkingBenchOptions): Promise<Lin
     options.log(line);
   };
 
-  let stores: Stores | undefined;
+  let stores: ServiceStores | undefined;
   let seeding: Seeding | undefined;
   // The seeded records' creators: one officer per agency, who never signs in.
   const owners = unsignedOwners();
@@ -348,14 +307,14 @@ export async function runLinkingBench(options: LinkingBenchOptions): Promise<Lin
   const creators = owners.map((o) => o.createdById);
 
   const seedStores = async (infra: { mongoUrl: string }) => {
-    const s = await openStores(infra.mongoUrl, env);
+    const s = await openServiceStores(infra.mongoUrl, env);
     stores = s;
     cleanup.add(() => s.conn.close());
     if (env.MONGO_URL) {
       // On a server of the user's, take the benchmark's records, entries and links away again.
       cleanup.add(async () => {
         const ids = creators.map((c) => new Types.ObjectId(c));
-        await s.rawRecords.deleteMany({ createdById: { $in: ids } });
+        await s.raw.deleteMany({ createdById: { $in: ids } });
         await s.linking.index.collection.deleteMany({ 'record.createdById': { $in: creators } });
         await s.linking.links.collection.deleteMany({ sourceRecordId: { $in: createdIds } });
       });
@@ -364,7 +323,7 @@ export async function runLinkingBench(options: LinkingBenchOptions): Promise<Lin
     log(`Seeding ${options.n.toLocaleString('en-US')} records into the records collection and the match index...`);
     seeding = await seedRecords(owners, options.n, rng, log, async (docs) => {
       const entries = docs.map((d) => entryFor(presentRecord(d)));
-      await Promise.all([s.rawRecords.insertMany(docs, { ordered: false }), s.linking.insertEntries(entries)]);
+      await Promise.all([s.raw.insertMany(docs, { ordered: false }), s.linking.insertEntries(entries)]);
     });
   };
 

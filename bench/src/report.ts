@@ -16,6 +16,8 @@ export interface OperationResult {
   ratio: number;
   /** Wall time spent on the operation (warm-up and waits included). */
   seconds: number;
+  /** The fewest and the most records a measured run found in all (lists, counts and searches). */
+  found?: { min: number; max: number };
 }
 
 export interface Machine {
@@ -32,7 +34,10 @@ export interface Machine {
 export interface RunReport {
   machine: Machine;
   n: number;
+  /** Records seeded per agency (deleted ones included). */
   perAgency: Record<string, number>;
+  /** How many of each agency's seeded records are deleted, when some are. */
+  deletedPerAgency?: Record<string, number>;
   store: string;
   seeding: { seconds: number; perSecond: number };
   iterations: number;
@@ -48,6 +53,17 @@ export interface RunReport {
 export interface BenchReport extends RunReport {
   budgetSeconds: number;
   operations: OperationResult[];
+  /** The first requests after restarts of the whole system (absent when none was asked for). */
+  restarts?: RestartReport;
+}
+
+/** Restarts of the whole system on its data: each step over every restart. */
+export interface RestartReport {
+  /** Restarts made (each one a sample of every row). */
+  count: number;
+  /** The processes stopped and started again each time. */
+  restarted: string[];
+  rows: Array<{ name: string; latency: Latency }>;
 }
 
 /** The machine the run is on. */
@@ -89,12 +105,15 @@ export const ratio = (v: number) => (Number.isNaN(v) ? '—' : `${v.toFixed(2)}�
 
 /** The machine, N (with each agency's share), the store and the seeding: what every report starts with. */
 export function reportHead(
-  r: Pick<BenchReport, 'machine' | 'n' | 'perAgency' | 'store' | 'seeding'>,
+  r: Pick<BenchReport, 'machine' | 'n' | 'perAgency' | 'deletedPerAgency' | 'store' | 'seeding'>,
   seededNote = '',
 ): string[] {
   const m = r.machine;
   const agencies = Object.entries(r.perAgency)
-    .map(([a, count]) => `${a} ${count.toLocaleString('en-US')}`)
+    .map(([a, count]) => {
+      const deleted = r.deletedPerAgency?.[a];
+      return `${a} ${count.toLocaleString('en-US')}${deleted === undefined ? '' : ` (${deleted.toLocaleString('en-US')} deleted)`}`;
+    })
     .join(', ');
   return [
     `Machine: ${m.cpu} × ${m.cpus}, ${m.memoryGiB.toFixed(1)} GiB, Node ${m.node}, ${m.platform} (load ${m.load.toFixed(2)} at start)`,
@@ -132,6 +151,29 @@ export const comparisonRow = (o: { name: string; gateway: Latency; direct: Laten
   ratio(o.ratio),
 ];
 
+/** "1,234", or "17–1,204" when the runs found different totals, or "—" for no totals. */
+export const found = (f: OperationResult['found']) =>
+  !f
+    ? '—'
+    : f.min === f.max
+      ? f.min.toLocaleString('en-US')
+      : `${f.min.toLocaleString('en-US')}–${f.max.toLocaleString('en-US')}`;
+
+/**
+ * How to read percentiles of few runs: nearest rank over the runs of the row (never interpolated),
+ * so p95 is the slowest run when there are fewer than 20 and p99 when fewer than 100.
+ */
+export function percentileNote(runs: number[]): string[] {
+  const fewest = Math.min(...runs);
+  const most = Math.max(...runs);
+  const range = fewest === most ? `${fewest}` : `${fewest} to ${most}`;
+  return [
+    `Percentiles are nearest-rank over the row's runs (${range} here; never interpolated): p50 is the`,
+    'ceil(runs/2)-th fastest, p95 is the slowest run when there are fewer than 20 runs, and p99 when fewer',
+    'than 100 (so with 20 runs p99 is the maximum; with 1 run all three are that run).',
+  ];
+}
+
 /** The report as the terminal shows it: machine, N and store, then one row per operation. */
 export function formatReport(r: BenchReport): string {
   const head = [
@@ -140,15 +182,42 @@ export function formatReport(r: BenchReport): string {
     `         warm-up runs while it takes under 1 s; sequential, one agency user after another`,
     '',
   ];
-  const header = ['operation', 'runs', 'gw p50', 'gw p95', 'gw p99', 'db p50', 'db p95', 'db p99', 'gw/db'];
-  const rows = r.operations.map(comparisonRow);
+  const header = ['operation', 'runs', 'found', 'gw p50', 'gw p95', 'gw p99', 'db p50', 'db p95', 'db p99', 'gw/db'];
+  const rows = r.operations.map((o) => {
+    const [name, runs, ...rest] = comparisonRow(o) as [string, string, ...string[]];
+    return [name, runs, found(o.found), ...rest];
+  });
+  const restarts = r.restarts ? restartSection(r.restarts) : [];
+  const runs = [
+    ...r.operations.map((o) => o.gateway.samples),
+    ...(r.restarts?.rows.map((row) => row.latency.samples) ?? []),
+  ];
   const foot = [
     '',
-    'Milliseconds. gw = through the gateway as the agency user (HTTP, session, identity token, service,',
-    'presenter); db = the same query straight to the store with mongoose (filter, sort, limit and count).',
+    'Milliseconds. gw = through the gateway as the agency user (ADMIN for the admin list: HTTP, session,',
+    'identity token, service, presenter); db = the same query straight to the store through the records',
+    "service's RecordRepository (the filter, sort, page size and count the service's own functions give).",
+    'found = the total of the list or search (X-Total-Count), fewest–most over the runs.',
+    ...(runs.length ? percentileNote(runs) : []),
     ...reportFoot(r),
   ];
-  return [...head, ...table(header, rows), ...foot].join('\n');
+  return [...head, ...table(header, rows), ...restarts, ...foot].join('\n');
+}
+
+/** The restarts: one row per step, each restart a sample. */
+function restartSection(r: RestartReport): string[] {
+  return [
+    '',
+    `Restarts: ${r.count} × stop every process as Ctrl-C of npm start does (${r.restarted.join(', ')})`,
+    '          and start again on the same data directory; then one agency user (in turn) signs in again,',
+    '          as a new browser (sessions are in Redis, restarted too), and reads the first page of records.',
+    '          "- " rows: the steps of the start, each from its "Starting ..." line to the next one.',
+    '',
+    ...table(
+      ['after a restart', 'runs', 'p50 ms', 'p95 ms', 'p99 ms'],
+      r.rows.map((row) => [row.name, String(row.latency.samples), ...cells(row.latency)]),
+    ),
+  ];
 }
 
 /** A report of single-path latencies (bench:screens, bench:stats). */

@@ -1,34 +1,73 @@
 /**
  * The record screens in Chromium with thousands of records loaded (issue 6): how long a user waits
  * for each screen's answer, measured in the browser from the click (or the navigation) to the
- * answer on screen. The history is seeded into the records collection (as bench:records does); one
- * suspect recorded by two agencies is created through the gateway and linked by NRAD itself.
+ * answer on screen.
+ *
+ * The history gets in one of two ways (`seedVia`), both leaving every service's store consistent
+ * with it (Search, Record Details, Deleted Records, the Dashboard, the NAMLC check):
+ * - `gateway` (the default up to `STORE_SEEDING_ABOVE` records): each record POSTed through the
+ *   gateway by its agency's officer, and a tenth of the police records (at most 300) DELETEd, so
+ *   every service stores them itself from the requests and the `records.*` events;
+ * - `store` (the default above): written before the services start, as each service itself
+ *   stores them — the records collection with the records service's `newRecordDoc` (a share of
+ *   them deleted, as its delete leaves them), the linking service's match index (`entryFor` of the
+ *   presented record, `insertEntries`) and the stats read model (`stateOf`, `replaceAll`) — so the
+ *   services load them at start as after a restart (as bench:linking and bench:stats seed).
+ * Either way one suspect recorded by two agencies is then created through the gateway and linked
+ * by NRAD itself (Record Details opens it with its links and Record Journey).
  */
 import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
-import { AGENCY_CODES, type Agency } from '@nrad/contracts';
+import {
+  AGENCY_CODES,
+  type Agency,
+  type CaseRecord,
+  type DashboardStats,
+  type MatchCandidate,
+  NAMLC_AGENCY,
+} from '@nrad/contracts';
 import { chromiumPath, REPO_ROOT } from '@nrad/infra';
-import { RecordsConfigSchema } from '@nrad/records-service/config';
-import { type RecordDoc, RecordRepository } from '@nrad/records-service/storage';
-import { connectMongo } from '@nrad/service-kit';
-import { type mongo, Types } from 'mongoose';
+import { Types } from 'mongoose';
 import { type Browser, chromium, type Page } from 'playwright-core';
-import { describeStore, GatewayClient, type RunContext, startBenchSystem } from './harness.ts';
+import { type AgencyUser, type RunContext, signInAgencyUsers, sleep, startBenchSystem } from './harness.ts';
 import { formatLatencyReport, type LatencyReport, latency, machine, operationLog } from './report.ts';
 import { Random, recordBody } from './seed.ts';
-import { type SeededAgency, seedRecords } from './seeding.ts';
+import { type Seeding, seedRecords, unsignedOwners } from './seeding.ts';
+import { openServiceStores, type ServiceStores, servicesWriter } from './stores.ts';
 
 export { Cleanup } from './harness.ts';
 
+/** How the history gets in: POSTed through the gateway, or written into the stores before the services start. */
+export type SeedVia = 'gateway' | 'store';
+export const SEED_VIA: readonly SeedVia[] = ['gateway', 'store'];
+
+/**
+ * Above this many records the history is written into the stores unless `seedVia` says otherwise:
+ * through the gateway each record is a request and an auto-linking, minutes per few thousand.
+ */
+export const STORE_SEEDING_ABOVE = 5000;
+
+/** Percent of the records seeded as deleted with `seedVia: 'store'` (as bench:records seeds them). */
+export const DEFAULT_DELETED_PERCENT = 2;
+
+/** The way the records get in for `n` records: `given` if any, else by N. */
+export function seedViaFor(n: number, given?: SeedVia): SeedVia {
+  return given ?? (n > STORE_SEEDING_ABOVE ? 'store' : 'gateway');
+}
+
 export interface ScreensBenchOptions extends RunContext {
-  /** Records seeded into the records collection, spread evenly over BPS, FIA and CUS. */
+  /** Records seeded, spread evenly over BPS, FIA and CUS. */
   n: number;
   /** Measured runs of each screen operation. */
   iterations: number;
   /** Uncounted runs of each operation first (the browser's cache, the services' warm paths). */
   warmup: number;
   seed: number;
+  /** How the records get in (default: `seedViaFor(n)`). */
+  seedVia?: SeedVia;
+  /** With `seedVia: 'store'`, percent of the records seeded as deleted, drawn per record (default 2). */
+  deletedPercent?: number;
 }
 
 /** The operations of the report, in its order. */
@@ -45,44 +84,34 @@ export const SCREEN_OPERATIONS = [
 ] as const;
 
 export interface ScreensReport extends LatencyReport {
-  /** Police records deleted for the Deleted Records screen. */
+  seedVia: SeedVia;
+  /** Whether `seedVia` was chosen by N (not asked for). */
+  seedViaDefault: boolean;
+  /** The police user's deleted records (the Deleted Records screen's). */
   deleted: number;
 }
 
-const PASSWORD = 'bench screens password';
+/** Reading 100,000 records into the match index and the stats model at start takes minutes on FerretDB. */
+const READY_TIMEOUT_MS = 15 * 60_000;
+/** Records POSTed at once through the gateway (a few officers typing at the same time). */
+const GATEWAY_CONCURRENCY = 4;
+/** How long the figures may take to show the seeded history (the consumers' catching up). */
+const SETTLE_TIMEOUT_MS = 5 * 60_000;
+/** How long a screen may take to show its answer before the run fails. */
+const SCREEN_TIMEOUT_MS = 3 * 60_000;
+/** Suspect names kept per agency to search by. */
+const SAMPLES = 3000;
 
-interface Officer {
-  agency: Agency;
-  email: string;
-  userId: string;
-  http: GatewayClient;
-}
-
-async function registerOfficers(base: string, tag: string): Promise<Officer[]> {
-  const officers: Officer[] = [];
-  for (const agency of AGENCY_CODES) {
-    const http = new GatewayClient(base);
-    const email = `screens-${tag}-${agency.toLowerCase()}@bench.nrad.local`;
-    await http.expect(201, 'POST', '/api/auth/register', {
-      name: `Screens ${agency} Officer`,
-      email,
-      password: PASSWORD,
-      role: 'Analyst',
-      organization: agency,
-    });
-    const login = await http.expect(200, 'POST', '/api/auth/login', { email, password: PASSWORD });
-    const { user } = JSON.parse(login.text) as { user: { id: string } };
-    officers.push({ agency, email, userId: user.id, http });
-  }
-  return officers;
-}
+/** An agency user signed in through the gateway (signInAgencyUsers). */
+type Officer = AgencyUser;
 
 /** A signed-in browser page of `officer` (its own context: its own cookies). */
 async function pageOf(browser: Browser, base: string, officer: Officer): Promise<Page> {
   const context = await browser.newContext({ baseURL: base, viewport: { width: 1280, height: 800 } });
+  context.setDefaultTimeout(SCREEN_TIMEOUT_MS);
   const page = await context.newPage();
   const login = await page.request.post('/api/auth/login', {
-    data: { email: officer.email, password: PASSWORD },
+    data: { email: officer.email, password: officer.password },
     headers: { origin: base },
   });
   if (!login.ok()) throw new Error(`the browser could not sign in: ${login.status()}`);
@@ -106,82 +135,301 @@ async function timedUntil(start: () => Promise<unknown>, done: () => Promise<unk
   return performance.now() - started;
 }
 
+/** On a server of the user's (MONGO_URL): what the run wrote, taken away again once the system stopped. */
+async function removeWhatTheRunWrote(s: ServiceStores, creators: string[], createdIds: string[]): Promise<void> {
+  await s.raw.deleteMany({ createdById: { $in: creators.map((c) => new Types.ObjectId(c)) } });
+  await s.linking.index.collection.deleteMany({ 'record.createdById': { $in: creators } });
+  for (let at = 0; at < createdIds.length; at += 10_000) {
+    await s.linking.links.collection.deleteMany({ sourceRecordId: { $in: createdIds.slice(at, at + 10_000) } });
+  }
+  await s.stats.states.collection.drop().catch(() => undefined); // it was empty before the run
+}
+
+/** The figures the Dashboard should show an agency's officer. */
+interface Figures {
+  totalRecords: number;
+  internationalCases: number;
+}
+
+/** A seeded record to check the match index by (an exact copy of its match fields). */
+type MatchSample = Pick<CaseRecord, 'id' | 'suspectName' | 'suspectDob' | 'incidentDate' | 'caseAmount'>;
+
+/** The seeded history, however it got in. */
+interface History {
+  seeding: Seeding;
+  /** Records seeded per agency, deleted ones included. */
+  perAgency: Record<Agency, number>;
+  deletedPerAgency: Record<Agency, number>;
+  /** Each agency's records that are not deleted. */
+  ids: Record<Agency, string[]>;
+  /** Suspect names of some police records that are not deleted, to search by. */
+  policeNames: string[];
+  /** What each agency's Dashboard should count of them. */
+  figures: Record<Agency, Figures>;
+  /** One record of each agency that is not deleted (if it has one). */
+  samples: Record<Agency, MatchSample | undefined>;
+}
+
+const perAgency = <T>(value: (agency: Agency) => T) =>
+  Object.fromEntries(AGENCY_CODES.map((a) => [a, value(a)])) as Record<Agency, T>;
+
+/**
+ * Writes `n` generated records into the three stores before the services start, each as its
+ * service stores it: the records collection (`newRecordDoc`, about `deletedShare` of them as the
+ * service's delete leaves them), the match index (`entryFor` of the presented record) and the stats
+ * read model (`stateOf` of it, `replaceAll`). Their creators are officers who never sign in.
+ */
+async function seedStores(
+  s: ServiceStores,
+  n: number,
+  rng: Random,
+  deletedShare: number,
+  log: (line: string) => void,
+): Promise<{ history: History; creators: string[] }> {
+  const owners = unsignedOwners();
+  const figures = perAgency<Figures>(() => ({ totalRecords: 0, internationalCases: 0 }));
+  const writer = servicesWriter(s);
+  log(
+    `Seeding ${n.toLocaleString('en-US')} records (about ${(deletedShare * 100).toFixed(1)}% deleted) into the records ` +
+      "collection, the linking service's match index and the stats read model...",
+  );
+  const started = performance.now();
+  await seedRecords(
+    owners,
+    n,
+    rng,
+    log,
+    async (docs) => {
+      for (const r of await writer.write(docs)) {
+        const f = figures[r.organization as Agency];
+        if (!r.deleted) {
+          f.totalRecords++;
+          if (r.internationalNexus) f.internationalCases++;
+        }
+      }
+    },
+    { deletedShare },
+  );
+  const states = await writer.finish();
+  const seconds = (performance.now() - started) / 1000;
+  log(`  and the ${states.toLocaleString('en-US')} record states: ${seconds.toFixed(1)} s in all`);
+  const of = (agency: Agency) => owners.find((o) => o.agency === agency) as (typeof owners)[number];
+  const history: History = {
+    seeding: { seconds, perSecond: n / seconds },
+    perAgency: perAgency((a) => of(a).ids.length + (of(a).deleted?.length ?? 0)),
+    deletedPerAgency: perAgency((a) => of(a).deleted?.length ?? 0),
+    ids: perAgency((a) => of(a).ids),
+    policeNames: of('BPS').samples.map((x) => x.suspectName),
+    figures,
+    samples: perAgency((a) => of(a).samples[0]),
+  };
+  return { history, creators: owners.map((o) => o.createdById) };
+}
+
+/**
+ * Creates `n` generated records through the gateway, each POSTed by its agency's officer (a few
+ * at a time), then DELETEs a tenth of the police records (at most 300): every service stores them
+ * itself, from the requests and the `records.*` events.
+ */
+async function seedThroughGateway(
+  officers: Officer[],
+  n: number,
+  rng: Random,
+  log: (line: string) => void,
+  createdIds: string[],
+): Promise<History> {
+  log(`Creating ${n.toLocaleString('en-US')} records through the gateway (POST /api/records)...`);
+  const started = performance.now();
+  const ids = perAgency<string[]>(() => []);
+  const created = new Map<string, MatchSample & { internationalNexus: boolean }>();
+  const step = Math.max(100, Math.ceil(n / 10 / 100) * 100);
+  let next = 0;
+  let done = 0;
+  const worker = async () => {
+    for (let i = next++; i < n; i = next++) {
+      const officer = officers[i % officers.length] as Officer;
+      const slot = Math.floor(i / officers.length);
+      // Drawn before the request, in record order: the same seed gives the same records.
+      const body = recordBody(rng, officer.agency, String(slot + 1).padStart(6, '0'), new Date());
+      const answer = await officer.http.expect(201, 'POST', '/api/records', body);
+      const record = JSON.parse(answer.text) as CaseRecord;
+      createdIds.push(record.id);
+      ids[officer.agency][slot] = record.id;
+      created.set(record.id, record);
+      done++;
+      if (done % step === 0 || done === n) {
+        const seconds = (performance.now() - started) / 1000;
+        log(`  ${done.toLocaleString('en-US')} / ${n.toLocaleString('en-US')} (${Math.round(done / seconds)}/s)`);
+      }
+    }
+  };
+  await Promise.all(Array.from({ length: GATEWAY_CONCURRENCY }, worker));
+
+  // Deleted Records: a tenth of the police records, at most 300.
+  const bps = officers.find((o) => o.agency === 'BPS') as Officer;
+  const deleted = Math.min(300, Math.floor(ids.BPS.length / 10));
+  log(`Deleting ${deleted} police records through the gateway (DELETE /api/records/{id})...`);
+  for (const id of ids.BPS.splice(0, deleted)) await bps.http.expect(200, 'DELETE', `/api/records/${id}`);
+  const seconds = (performance.now() - started) / 1000;
+  const sampleEvery = Math.max(1, Math.floor(ids.BPS.length / SAMPLES));
+  const recordOf = (id: string) => created.get(id) as MatchSample & { internationalNexus: boolean };
+  return {
+    seeding: { seconds, perSecond: n / seconds },
+    perAgency: perAgency((a) => ids[a].length + (a === 'BPS' ? deleted : 0)),
+    deletedPerAgency: perAgency((a) => (a === 'BPS' ? deleted : 0)),
+    ids,
+    policeNames: ids.BPS.filter((_, i) => i % sampleEvery === 0).map((id) => recordOf(id).suspectName),
+    figures: perAgency((a) => ({
+      totalRecords: ids[a].length,
+      internationalCases: ids[a].filter((id) => recordOf(id).internationalNexus).length,
+    })),
+    samples: perAgency((a) => (ids[a][0] === undefined ? undefined : recordOf(ids[a][0]))),
+  };
+}
+
+/**
+ * The screens benchmark: brings the whole system up as `npm start` does (the built web app
+ * included), seeds the history (`seedVia`), creates the linked pair, checks that the Dashboard's
+ * figures and the NAMLC check agree with what was seeded, then times each screen operation in
+ * Chromium, and the same search, deleted list and record read without the browser.
+ */
 export async function runScreensBench(options: ScreensBenchOptions): Promise<ScreensReport> {
-  const { log, cleanup } = options;
+  const { env, log, cleanup } = options;
   const started = performance.now();
   const host = machine();
   const rng = new Random(options.seed);
   const tag = Date.now().toString(36);
+  const via = seedViaFor(options.n, options.seedVia);
+  const deletedShare = (options.deletedPercent ?? DEFAULT_DELETED_PERCENT) / 100;
   if (!existsSync(path.join(REPO_ROOT, 'frontends/records/dist/mf-manifest.json'))) {
     throw new Error('the frontends are not built: run npm run build first');
   }
-  const { system, base, guard } = await startBenchSystem(options);
+  log(
+    `Seeding via ${via === 'store' ? 'the stores' : 'the gateway'}${
+      options.seedVia
+        ? ' (--seed-via)'
+        : ` (the default for ${options.n > STORE_SEEDING_ABOVE ? 'more than' : 'up to'} ${STORE_SEEDING_ABOVE.toLocaleString('en-US')} records)`
+    }`,
+  );
+
+  let stores: ServiceStores | undefined;
+  let seeded: History | undefined;
+  // Whose records the run makes, and which it makes through the gateway (to take them away on MONGO_URL).
+  const creators: string[] = [];
+  const createdIds: string[] = [];
+  const prepareStores = async (infra: { mongoUrl: string }) => {
+    const s = await openServiceStores(infra.mongoUrl, env);
+    stores = s;
+    cleanup.add(() => s.conn.close());
+    if (env.MONGO_URL) cleanup.add(() => removeWhatTheRunWrote(s, creators, createdIds));
+    log(`Store: ${s.name}`);
+    if (via === 'store') {
+      const result = await seedStores(s, options.n, rng, deletedShare, log);
+      creators.push(...result.creators);
+      seeded = result.history;
+    }
+  };
+  const { base, guard } = await startBenchSystem({
+    ...options,
+    beforeServices: prepareStores,
+    ...(via === 'store' ? { readyTimeoutMs: READY_TIMEOUT_MS } : {}),
+  });
 
   return guard(async (): Promise<ScreensReport> => {
-    const conn = await connectMongo({
-      url: system.infra.mongoUrl,
-      dbName: RecordsConfigSchema.shape.MONGO_DB.parse(undefined),
-    });
-    cleanup.add(() => conn.close());
-    if (!conn.db) throw new Error('not connected to the store');
-    const store = await describeStore(conn.db, options.env);
-    log(`Store: ${store}`);
-    const officers = await registerOfficers(base, tag);
-    const [bps, fia] = officers as [Officer, Officer, Officer];
-
-    // The history goes straight into the records collection, as bench:records seeds it (creating
-    // thousands through the gateway takes minutes on FerretDB): the screens read it the same way.
-    log(`Seeding ${options.n.toLocaleString('en-US')} records...`);
-    const repo = new RecordRepository(conn);
-    await repo.init();
-    const existing = await repo.model.estimatedDocumentCount();
-    if (existing > 0) throw new Error(`the records collection of ${store} already holds ${existing} documents`);
-    const owners: SeededAgency[] = officers.map((o) => ({
-      agency: o.agency,
-      createdById: o.userId,
-      ids: [],
-      samples: [],
-    }));
-    if (options.env.MONGO_URL) {
-      const ownerIds = officers.map((o) => new Types.ObjectId(o.userId));
-      cleanup.add(() => repo.model.collection.deleteMany({ createdById: { $in: ownerIds } }));
-    }
-    const collection = repo.model.collection as unknown as mongo.Collection<RecordDoc>;
-    const seeding = await seedRecords(owners, options.n, rng, log, (docs) =>
-      collection.insertMany(docs, { ordered: false }),
-    );
-    const ids = Object.fromEntries(owners.map((o) => [o.agency, o.ids]));
-    const names = Object.fromEntries(owners.map((o) => [o.agency, o.samples.map((x) => x.suspectName)]));
+    if (!stores) throw new Error('the stores were not opened');
+    const officers = await signInAgencyUsers(base, `screens-${tag}`);
+    creators.push(...officers.map((o) => o.user.userId));
+    const byAgency = (agency: Agency) => officers.find((o) => o.agency === agency) as Officer;
+    const bps = byAgency('BPS');
+    const fia = byAgency('FIA');
+    const history = seeded ?? (await seedThroughGateway(officers, options.n, rng, log, createdIds));
+    const notes: string[] = [];
 
     // One suspect in both the police and the intelligence records, linked by NRAD itself.
+    log('Creating the linked pair through the gateway...');
     const suspect = { suspectName: 'Benchmark Suspect Outerbridge', suspectDob: '1977-08-21' };
     const pair: Record<string, unknown> = {
       ...recordBody(rng, 'BPS', `${tag}-PAIR`, new Date()),
       ...suspect,
       caseAmount: '12500.00',
     };
-    await bps.http.expect(201, 'POST', '/api/records', pair);
-    const intelligence = JSON.parse(
-      (
-        await fia.http.expect(201, 'POST', '/api/records', {
-          ...pair,
-          incidentNumber: `FIA-${tag}-PAIR`,
-          suspectName: 'OUTERBRIDGE, Benchmark Suspect',
-        })
-      ).text,
-    ) as { id: string };
+    const create = async (who: Officer, body: Record<string, unknown>) => {
+      const record = JSON.parse((await who.http.expect(201, 'POST', '/api/records', body)).text) as CaseRecord;
+      createdIds.push(record.id);
+      return record;
+    };
+    const police = await create(bps, pair);
+    const intelligence = await create(fia, {
+      ...pair,
+      incidentNumber: `FIA-${tag}-PAIR`,
+      suspectName: 'OUTERBRIDGE, Benchmark Suspect',
+    });
     for (let waited = 0; ; waited += 100) {
       const links = JSON.parse((await fia.http.expect(200, 'GET', `/api/records/${intelligence.id}/links`)).text);
       if (links.length > 0) break;
       if (waited > 60_000) throw new Error('the pair was not linked within a minute');
-      await new Promise((resolve) => setTimeout(resolve, 100));
+      await sleep(100);
     }
+    const figures = history.figures;
+    for (const r of [police, intelligence]) {
+      const f = figures[r.organization as Agency];
+      f.totalRecords++;
+      if (r.internationalNexus) f.internationalCases++;
+    }
+    const deleted = history.deletedPerAgency.BPS;
+    const listed = figures.BPS.totalRecords;
 
-    // Deleted Records: a tenth of the police records, at most 300.
-    const bpsIds = ids.BPS as string[];
-    const deleted = Math.min(300, Math.floor(bpsIds.length / 10));
-    for (const id of bpsIds.slice(0, deleted)) await bps.http.expect(200, 'DELETE', `/api/records/${id}`);
-    const listed = bpsIds.length + 1 - deleted;
+    // The Dashboard's figures as seeded (through the gateway: once the stats consumer caught up).
+    log('Checking the Dashboard figures and the NAMLC check against the seeded records...');
+    const settleStarted = performance.now();
+    for (const officer of officers) {
+      const want = figures[officer.agency];
+      for (;;) {
+        const got = JSON.parse((await officer.http.expect(200, 'GET', '/api/stats')).text) as DashboardStats;
+        if (got.totalRecords === want.totalRecords && got.internationalCases === want.internationalCases) break;
+        if (performance.now() - settleStarted > SETTLE_TIMEOUT_MS) {
+          notes.push(
+            `${officer.agency} Dashboard: totalRecords ${got.totalRecords}, internationalCases ${got.internationalCases}; ` +
+              `the seeded records make ${want.totalRecords} and ${want.internationalCases}`,
+          );
+          break;
+        }
+        await sleep(200);
+      }
+    }
+    // The match index as seeded: each agency's first record, checked by its exact match fields.
+    for (const agency of AGENCY_CODES) {
+      const s = history.samples[agency];
+      if (!s) continue;
+      const asker = officers.find((o) => o.agency !== agency) as Officer;
+      const organization = Object.entries(NAMLC_AGENCY).find(([, a]) => a === agency)?.[0];
+      const { matches } = JSON.parse(
+        (
+          await asker.http.expect(200, 'POST', '/api/records/check-namlc-matches', {
+            namlcOrganization: organization,
+            suspectName: s.suspectName,
+            suspectDob: s.suspectDob,
+            incidentDate: s.incidentDate,
+            caseAmount: s.caseAmount,
+          })
+        ).text,
+      ) as { matches: MatchCandidate[] };
+      if (!matches.some((m) => m.id === s.id)) {
+        notes.push(`the NAMLC check did not find the seeded ${agency} record ${s.id} by its own values`);
+      }
+    }
+    // What the screen's check will find (the pair's police record, and any seeded look-alike).
+    const check = {
+      namlcOrganization: 'Bermuda Police Service',
+      suspectName: 'Benchmark Suspekt Outerbridge',
+      suspectDob: suspect.suspectDob,
+      incidentDate: String(pair.incidentDate),
+      caseAmount: '12500',
+    };
+    const { matches } = JSON.parse(
+      (await fia.http.expect(200, 'POST', '/api/records/check-namlc-matches', check)).text,
+    ) as { matches: MatchCandidate[] };
+    if (!matches.some((m) => m.id === police.id)) notes.push("the NAMLC check did not find the pair's police record");
 
     const browser = await chromium.launch({
       executablePath: chromiumPath(),
@@ -191,7 +439,6 @@ export async function runScreensBench(options: ScreensBenchOptions): Promise<Scr
     const policePage = await pageOf(browser, base, bps);
     const intelPage = await pageOf(browser, base, fia);
     const times = { warmup: options.warmup, iterations: options.iterations };
-    const notes: string[] = [];
     const { operations, add: measured } = operationLog<(typeof SCREEN_OPERATIONS)[number]>(log);
     log(`Measuring each screen operation ${options.iterations} times after ${options.warmup} warm-up runs...`);
 
@@ -231,7 +478,7 @@ export async function runScreensBench(options: ScreensBenchOptions): Promise<Scr
       );
     } else notes.push('Show more was not measured: fewer than 101 police records.');
 
-    const policeNames = names.BPS as string[];
+    const policeNames = history.policeNames;
     let turn = 0;
     measured(
       'Search by suspect name (a typo)',
@@ -264,13 +511,13 @@ export async function runScreensBench(options: ScreensBenchOptions): Promise<Scr
       await sample(times, async () => {
         await intelPage.goto('/records');
         await intelPage.getByRole('heading', { name: 'Add New Record' }).waitFor();
-        await intelPage.getByLabel('Suspect Name').fill('Benchmark Suspekt Outerbridge');
-        await intelPage.getByLabel('Suspect Date of Birth').fill(suspect.suspectDob);
-        await intelPage.getByLabel('Incident Date').fill(String(pair.incidentDate));
-        await intelPage.getByLabel('Case Amount').fill('12500');
+        await intelPage.getByLabel('Suspect Name').fill(check.suspectName);
+        await intelPage.getByLabel('Suspect Date of Birth').fill(check.suspectDob);
+        await intelPage.getByLabel('Incident Date').fill(check.incidentDate);
+        await intelPage.getByLabel('Case Amount').fill(check.caseAmount);
         for (const [label, option] of [
           ['Source of Record', 'Referral from NAMLC organization'],
-          ['NAMLC Organization', 'Bermuda Police Service'],
+          ['NAMLC Organization', check.namlcOrganization],
         ] as const) {
           const box = intelPage.getByLabel(label, { exact: true });
           await box.fill(option);
@@ -281,46 +528,64 @@ export async function runScreensBench(options: ScreensBenchOptions): Promise<Scr
         }
         return timedUntil(
           () => intelPage.getByRole('button', { name: 'Check for Potential Matches' }).click(),
-          () => intelPage.getByText('Found 1 Potential Match(es)').waitFor(),
+          () => intelPage.getByText(`Found ${matches.length} Potential Match(es)`).waitFor(),
         );
       }),
     );
 
-    measured(
-      'Deleted Records: first 100 rows shown',
-      await sample(times, async () => {
-        await policePage.goto('/search');
-        await policePage.getByRole('heading', { name: 'Search Records' }).waitFor();
-        return timedUntil(
-          () => policePage.goto('/deleted-records'),
-          () =>
-            rows(policePage)
-              .nth(Math.min(100, deleted) - 1)
-              .waitFor(),
-        );
-      }),
-    );
+    if (deleted > 0) {
+      measured(
+        'Deleted Records: first 100 rows shown',
+        await sample(times, async () => {
+          await policePage.goto('/search');
+          await policePage.getByRole('heading', { name: 'Search Records' }).waitFor();
+          return timedUntil(
+            () => policePage.goto('/deleted-records'),
+            () =>
+              rows(policePage)
+                .nth(Math.min(100, deleted) - 1)
+                .waitFor(),
+          );
+        }),
+      );
+    } else notes.push('Deleted Records was not measured: no police record is deleted.');
 
     // The same requests without the browser: what of the above is the store's and the services'.
-    const api = async (method: string, pathname: string, body?: unknown) =>
-      (await bps.http.expect(200, method, pathname, body)).ms;
-    const oneId = bpsIds[deleted] as string;
+    const totals = { search: new Set<number>(), deleted: new Set<number>() };
+    const api = async (method: string, pathname: string, body?: unknown, total?: Set<number>) => {
+      const answer = await bps.http.expect(200, method, pathname, body);
+      if (total && answer.total !== undefined) total.add(answer.total);
+      return answer.ms;
+    };
     measured(
       'API alone: POST /api/records/search (first page)',
-      await sample(times, () => api('POST', '/api/records/search?limit=100', {})),
+      await sample(times, () => api('POST', '/api/records/search?limit=100', {}, totals.search)),
     );
     measured(
       'API alone: GET /api/records/deleted (first page)',
-      await sample(times, () => api('GET', '/api/records/deleted?limit=100')),
+      await sample(times, () => api('GET', '/api/records/deleted?limit=100', undefined, totals.deleted)),
     );
-    measured('API alone: GET /api/records/{id}', await sample(times, () => api('GET', `/api/records/${oneId}`)));
+    measured('API alone: GET /api/records/{id}', await sample(times, () => api('GET', `/api/records/${police.id}`)));
+    for (const [what, got, want] of [
+      ['search', totals.search, listed],
+      ['deleted list', totals.deleted, deleted],
+    ] as const) {
+      if (got.size !== 1 || !got.has(want)) {
+        notes.push(
+          `the police ${what} counted ${[...got].join(', ') || 'nothing'} (X-Total-Count); ${want} were seeded`,
+        );
+      }
+    }
 
     return {
       machine: host,
       n: options.n,
-      perAgency: Object.fromEntries(AGENCY_CODES.map((a) => [a, (ids[a] as string[]).length])),
-      store,
-      seeding,
+      perAgency: history.perAgency,
+      deletedPerAgency: history.deletedPerAgency,
+      store: stores.name,
+      seeding: history.seeding,
+      seedVia: via,
+      seedViaDefault: options.seedVia === undefined,
       deleted,
       iterations: options.iterations,
       warmup: options.warmup,
@@ -333,11 +598,20 @@ export async function runScreensBench(options: ScreensBenchOptions): Promise<Scr
 }
 
 export function formatScreensReport(r: ScreensReport): string {
+  const how =
+    r.seedVia === 'store'
+      ? ' (--seed-via store: into the records collection, the match index and the stats read model before the services started'
+      : ` (--seed-via gateway: each record POSTed, ${r.deleted} police records DELETEd, through the gateway`;
+  const chosen = r.seedViaDefault
+    ? `, the default for ${r.n > STORE_SEEDING_ABOVE ? 'more than' : 'up to'} ${STORE_SEEDING_ABOVE.toLocaleString('en-US')} records`
+    : '';
   return formatLatencyReport(
     r,
-    ' (into the records collection; the linked pair through the gateway)',
+    `${how}${chosen}; the linked pair through the gateway)`,
     [
-      `Browser: Chromium (playwright-core), 1280×800; the police user searches ${r.perAgency.BPS?.toLocaleString('en-US')} records, ${r.deleted} of them deleted`,
+      `Browser: Chromium (playwright-core), 1280×800; the police user searches ${(
+        (r.perAgency.BPS ?? 0) - r.deleted + 1
+      ).toLocaleString('en-US')} records and lists ${r.deleted.toLocaleString('en-US')} deleted ones`,
       `Runs:    ${r.iterations} measured per operation after ${r.warmup} warm-up runs; from the click (or navigation) to the answer on screen`,
     ],
     'screen operation',

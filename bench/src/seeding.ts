@@ -16,9 +16,12 @@ export interface SeededAgency {
   agency: Agency;
   /** The user the agency's records are created by. */
   createdById: string;
+  /** Its records that are not deleted. */
   ids: string[];
-  /** Some of its records (with ids), to take query values from. */
+  /** Some of its records that are not deleted (with ids), to take query values from. */
   samples: Array<RecordInput & { id: string }>;
+  /** Its records seeded as deleted (see `SeedOptions.deletedShare`); filled in when there are any. */
+  deleted?: string[];
 }
 
 /** One owner per agency for records seeded before anyone signs in (a creator who never does). */
@@ -36,6 +39,16 @@ export interface Seeding {
   perSecond: number;
 }
 
+export interface SeedOptions {
+  /**
+   * The share of records seeded as deleted (0 to 1, default 0), drawn at random per record: as the
+   * service leaves a record it deleted (`deleted`, `deletedAt` some time after its creation,
+   * `deletedById` its agency's user, the version after the change). With 0 no draw is made, so the
+   * records of a seed stay those of earlier runs.
+   */
+  deletedShare?: number;
+}
+
 /**
  * Builds `n` records, spread evenly over `owners` and created over the last three years, each by
  * the records service's own `newRecordDoc` from an input its schema accepts, and hands them to
@@ -47,8 +60,11 @@ export async function seedRecords(
   rng: Random,
   log: (line: string) => void,
   write: (docs: RecordDoc[]) => Promise<unknown>,
+  options: SeedOptions = {},
 ): Promise<Seeding> {
-  const start = Date.now() - SEED_SPAN_MS;
+  const now = Date.now();
+  const start = now - SEED_SPAN_MS;
+  const deletedShare = options.deletedShare ?? 0;
   const sampleEvery = Math.max(1, Math.floor(n / SAMPLES));
   const started = performance.now();
   let pending: Promise<unknown> = Promise.resolve();
@@ -78,9 +94,18 @@ export async function seedRecords(
     const input = recordInput(recordBody(rng, owner.agency, seq, createdAt));
     const doc = newRecordDoc(input, { organization: owner.agency, createdById: owner.createdById }, createdAt);
     const id = doc._id.toHexString();
-    owner.ids.push(id);
-    if (Math.floor(i / owners.length) % sampleEvery === 0) owner.samples.push({ ...input, id });
-    batch.push(doc);
+    if (deletedShare > 0 && rng.chance(deletedShare)) {
+      // Only the deleted records get the deletion fields (the others are exactly newRecordDoc's).
+      const deletedAt = new Date(createdAt.getTime() + rng.next() * (now - createdAt.getTime()));
+      const deletedById = new Types.ObjectId(owner.createdById);
+      batch.push({ ...doc, deleted: true, deletedAt, deletedById, version: doc.version + 1, updatedAt: deletedAt });
+      owner.deleted ??= [];
+      owner.deleted.push(id);
+    } else {
+      owner.ids.push(id);
+      if (Math.floor(i / owners.length) % sampleEvery === 0) owner.samples.push({ ...input, id });
+      batch.push(doc);
+    }
     if (batch.length === SEED_BATCH) await flush();
   }
   if (batch.length) await flush();

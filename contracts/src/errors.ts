@@ -35,15 +35,23 @@ export type ErrorCode = (typeof ERROR_CODES)[keyof typeof ERROR_CODES];
  * `email: Invalid email; password: Password must be at least 8 characters`.
  */
 export function formatValidationError(error: z.ZodError): string {
+  return (
+    fieldErrors(error)
+      .map((e) => (e.field ? `${e.field}: ${e.message}` : e.message))
+      .join('; ') || 'Invalid input'
+  );
+}
+
+/** Each distinct problem of a failed parse, with its field's path (`''` for the whole input). */
+export function fieldErrors(error: z.ZodError): Array<{ field: string; message: string }> {
   const seen = new Set<string>();
-  const parts: string[] = [];
+  const out: Array<{ field: string; message: string }> = [];
   for (const issue of error.issues) {
-    const path = issue.path.map(String).join('.');
-    const text = path ? `${path}: ${issue.message}` : issue.message;
-    if (!seen.has(text)) {
-      seen.add(text);
-      parts.push(text);
-    }
+    const field = issue.path.map(String).join('.');
+    const key = `${field}\u0000${issue.message}`;
+    if (seen.has(key)) continue;
+    seen.add(key);
+    out.push({ field, message: issue.message });
   }
-  return parts.join('; ') || 'Invalid input';
+  return out;
 }

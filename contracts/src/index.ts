@@ -7,6 +7,7 @@ export * from './errors.ts';
 export * from './frontends.ts';
 export * from './generated/country-codes.ts';
 export * from './identity.ts';
+export * from './ingest.ts';
 export * from './links.ts';
 export * from './organizations.ts';
 export * from './records.ts';

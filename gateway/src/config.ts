@@ -60,6 +60,7 @@ export const GatewayConfigSchema = z.object({
   RECORDS_URL: env.url(),
   LINKING_URL: env.url(),
   STATS_URL: env.url(),
+  INGEST_URL: env.url(),
 });
 export type GatewayConfig = z.output<typeof GatewayConfigSchema>;
 

@@ -3,7 +3,7 @@
  * pattern that matches wins, so specific paths come before the general ones of the same prefix.
  * The gateway's own paths (login, logout, user, health) are handled before this table is read.
  */
-export type ServiceName = 'auth' | 'records' | 'linking' | 'stats';
+export type ServiceName = 'auth' | 'records' | 'linking' | 'stats' | 'ingest';
 
 export interface RouteRule {
   pattern: RegExp;
@@ -18,8 +18,10 @@ export const ROUTES: readonly RouteRule[] = [
   { pattern: /^\/api\/auth\/register$/, service: 'auth', public: true, addressLimit: 'registrations' },
   { pattern: /^\/api\/auth\/update-name$/, service: 'auth' },
   { pattern: /^\/api\/contact-admin$/, service: 'auth' },
-  // Linking before records: `/api/records/{id}` would otherwise take `link` and `check-namlc-matches`.
-  // Ingest (batch-upload, template) goes here too when that service exists.
+  // Linking and ingest before records: `/api/records/{id}` would otherwise take `link`,
+  // `check-namlc-matches`, `batch-upload` and `template`.
+  { pattern: /^\/api\/records\/(batch-upload|template)$/, service: 'ingest' },
+  { pattern: /^\/api\/ingest\/jobs\/[^/]+$/, service: 'ingest' },
   { pattern: /^\/api\/records\/(check-namlc-matches|link)$/, service: 'linking' },
   { pattern: /^\/api\/records\/[^/]+\/(links|linked)$/, service: 'linking' },
   { pattern: /^\/api\/records$/, service: 'records' },

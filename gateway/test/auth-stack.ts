@@ -1,11 +1,13 @@
 /**
- * The services of the gateway's tests, without vitest: auth, records, linking and stats on real ports
+ * The services of the gateway's tests, without vitest: auth, records, linking, stats and ingest on real ports
  * and gateways in front of them, in a namespace the caller gives and closes (stack.ts wraps it for
  * test files; serve-stack.ts runs it in a process of its own for tests in a browser environment).
  */
 import { createApp as createAuthApp } from '@nrad/auth-service/app';
 import { authTestConfig } from '@nrad/auth-service/test-support';
 import type { TestNamespace } from '@nrad/infra/harness';
+import { createApp as createIngestApp } from '@nrad/ingest-service/app';
+import { ingestTestConfig } from '@nrad/ingest-service/test-support';
 import { createApp as createLinkingApp } from '@nrad/linking-service/app';
 import { linkingTestConfig } from '@nrad/linking-service/test-support';
 import { createApp as createRecordsApp } from '@nrad/records-service/app';
@@ -71,6 +73,17 @@ export async function createAuthStack(t: TestNamespace) {
   const statsDb = await connectMongo({ url: statsConfig.MONGO_URL, dbName: statsConfig.MONGO_DB });
   const stats = await createStatsApp({ config: statsConfig, db: statsDb, bus, logger });
   const statsServer = await listen(stats.app, 0, '127.0.0.1');
+  const ingestConfig = ingestTestConfig({
+    identitySecret: IDENTITY_SECRET,
+    mongoUrl: t.mongoUrl,
+    redisUrl: t.redisUrl,
+    recordsUrl: `http://127.0.0.1:${recordsServer.port}`,
+    dbName: t.db('ingest'),
+    queuePrefix: `${t.redisPrefix}bull`,
+  });
+  const ingestDb = await connectMongo({ url: ingestConfig.MONGO_URL, dbName: ingestConfig.MONGO_DB });
+  const ingest = await createIngestApp({ config: ingestConfig, db: ingestDb, logger });
+  const ingestServer = await listen(ingest.app, 0, '127.0.0.1');
   const redis = new Redis(t.redisUrl);
   const closers: Array<() => unknown> = [];
 
@@ -85,6 +98,7 @@ export async function createAuthStack(t: TestNamespace) {
       RECORDS_URL: `http://127.0.0.1:${recordsServer.port}`,
       LINKING_URL: `http://127.0.0.1:${linkingServer.port}`,
       STATS_URL: `http://127.0.0.1:${statsServer.port}`,
+      INGEST_URL: `http://127.0.0.1:${ingestServer.port}`,
       TRUST_PROXY: 'true',
       ...overrides,
     });
@@ -100,11 +114,13 @@ export async function createAuthStack(t: TestNamespace) {
     await recordsServer.close();
     await linkingServer.close();
     await statsServer.close();
+    await ingestServer.close();
+    await ingest.stop();
     await linking.stop();
     await stats.stop();
     await records.stop();
     await bus.nc.close();
-    await Promise.all([db.close(), recordsDb.close(), linkingDb.close(), statsDb.close()]);
+    await Promise.all([db.close(), recordsDb.close(), linkingDb.close(), statsDb.close(), ingestDb.close()]);
   };
 
   return {

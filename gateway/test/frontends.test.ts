@@ -138,6 +138,7 @@ describe('serving the built frontends', () => {
       RECORDS_URL: 'http://127.0.0.1:2',
       LINKING_URL: 'http://127.0.0.1:3',
       STATS_URL: 'http://127.0.0.1:4',
+      INGEST_URL: 'http://127.0.0.1:5',
     };
     for (const bad of ['not json', '{"Settings":"/x"}', '{"settings":"javascript:alert(1)"}', '[1]']) {
       const parsed = GatewayConfigSchema.safeParse({ ...base, MF_REMOTES: bad });

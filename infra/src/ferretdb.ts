@@ -1,30 +1,53 @@
 import { spawnSync } from 'node:child_process';
-import { chmodSync, cpSync, existsSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import {
+  chmodSync,
+  cpSync,
+  existsSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
 import path from 'node:path';
-import { FERRETDB_BINARY, FERRETDB_SOURCE_DIR } from './paths.ts';
+import { FERRETDB_BINARY, FERRETDB_SOURCE_DIR, FERRETDB_UPSTREAM_BINARY } from './paths.ts';
 import { type ManagedProcess, spawnManaged } from './process.ts';
 import { findCommand } from './system-packages.ts';
 
-const SOURCES = ['main.go', 'go.mod', 'go.sum', 'patches.json'];
 const FERRETDB_MODULE = 'github.com/FerretDB/FerretDB';
-
-/** A one-line change to a file of the FerretDB module, applied at build time (patches.json says why). */
-interface SourcePatch {
-  file: string;
-  find: string;
-  replace: string;
-  why: string;
-}
+/** Whole files added to the FerretDB module, at their paths inside it (patches.json lists each). */
+const PATCH_FILES_DIR = path.join(FERRETDB_SOURCE_DIR, 'patches');
 
 /**
- * Copies the FerretDB module beside the binary, applies patches.json to the copy, and writes the
- * go.mod to build with (`-modfile`): ours plus a `replace` naming the copy. The module cache and
- * our go.mod stay untouched (Go refuses `-overlay` for files in the module cache), and nothing
- * patched is committed. A patch whose text is not found exactly once stops the build: a FerretDB
- * upgrade must re-check it.
+ * One change to the FerretDB module, applied at build time (patches.json says why): a text found
+ * exactly once in a file of the module and replaced, or a whole file of `patches/` added.
  */
-function writePatchedModule(go: string): string {
-  const patches = JSON.parse(readFileSync(path.join(FERRETDB_SOURCE_DIR, 'patches.json'), 'utf8')) as SourcePatch[];
+type SourcePatch = { file: string; find: string; replace: string; why: string } | { add: string; why: string };
+
+/** Every file under a directory, as paths relative to it. */
+function filesUnder(dir: string): string[] {
+  if (!existsSync(dir)) return [];
+  return readdirSync(dir, { withFileTypes: true, recursive: true })
+    .filter((e) => e.isFile())
+    .map((e) => path.relative(dir, path.join(e.parentPath, e.name)))
+    .sort();
+}
+
+/** What the program itself is built from (our main package and its modules). */
+const PROGRAM_SOURCES = ['main.go', 'go.mod', 'go.sum'].map((f) => path.join(FERRETDB_SOURCE_DIR, f));
+
+/** What our build reads: a change to any of these makes the binary stale. */
+function buildSources(): string[] {
+  return [
+    ...PROGRAM_SOURCES,
+    path.join(FERRETDB_SOURCE_DIR, 'patches.json'),
+    ...filesUnder(PATCH_FILES_DIR).map((f) => path.join(PATCH_FILES_DIR, f)),
+  ];
+}
+
+/** The FerretDB module's directory in Go's module cache (downloaded when missing). */
+function moduleDirectory(go: string): string {
   const download = spawnSync(go, ['mod', 'download', '-json', FERRETDB_MODULE], {
     cwd: FERRETDB_SOURCE_DIR,
     encoding: 'utf8',
@@ -33,12 +56,27 @@ function writePatchedModule(go: string): string {
   if (download.status !== 0) throw new Error(`go mod download ${FERRETDB_MODULE} failed (exit ${download.status})`);
   const moduleDir = (JSON.parse(download.stdout) as { Dir?: string }).Dir;
   if (!moduleDir) throw new Error(`go mod download did not say where ${FERRETDB_MODULE} is`);
-  const work = path.join(path.dirname(FERRETDB_BINARY), 'patched');
-  const copy = path.join(work, 'FerretDB');
-  rmSync(work, { recursive: true, force: true });
-  cpSync(moduleDir, copy, { recursive: true });
-  writable(copy);
+  return moduleDir;
+}
+
+/**
+ * Applies patches.json to a writable copy of the FerretDB module: each edit's text must be found
+ * exactly once, each added file must not exist in the module yet, and every file of `patches/`
+ * must be listed (a FerretDB upgrade must re-check them all).
+ */
+export function applyPatches(copy: string): void {
+  const patches = JSON.parse(readFileSync(path.join(FERRETDB_SOURCE_DIR, 'patches.json'), 'utf8')) as SourcePatch[];
+  const listed = new Set<string>();
   for (const [i, patch] of patches.entries()) {
+    if ('add' in patch) {
+      const target = path.join(copy, patch.add);
+      if (existsSync(target))
+        throw new Error(`FerretDB patch ${i + 1} adds ${patch.add}, which the module already has`);
+      mkdirSync(path.dirname(target), { recursive: true });
+      cpSync(path.join(PATCH_FILES_DIR, patch.add), target);
+      listed.add(patch.add);
+      continue;
+    }
     const file = path.join(copy, patch.file);
     const text = readFileSync(file, 'utf8');
     const found = text.split(patch.find).length - 1;
@@ -46,6 +84,27 @@ function writePatchedModule(go: string): string {
       throw new Error(`FerretDB patch ${i + 1} (${patch.file}): its text is found ${found} times, not once`);
     writeFileSync(file, text.replace(patch.find, patch.replace));
   }
+  const unlisted = filesUnder(PATCH_FILES_DIR).filter((f) => !listed.has(f));
+  if (unlisted.length)
+    throw new Error(`infra/ferretdb/patches has files patches.json does not add: ${unlisted.join(', ')}`);
+}
+
+/** Where the patched copy of the module is written (git-ignored). */
+export const PATCHED_MODULE_DIR = path.join(path.dirname(FERRETDB_BINARY), 'patched', 'FerretDB');
+
+/**
+ * Copies the FerretDB module beside the binary, applies patches.json to the copy, and writes the
+ * go.mod to build with (`-modfile`): ours plus a `replace` naming the copy. The module cache and
+ * our go.mod stay untouched (Go refuses `-overlay` for files in the module cache), and nothing
+ * patched is committed. Returns the go.mod to build with.
+ */
+export function writePatchedModule(go: string, copy = PATCHED_MODULE_DIR): string {
+  const moduleDir = moduleDirectory(go);
+  const work = path.dirname(copy);
+  rmSync(work, { recursive: true, force: true });
+  cpSync(moduleDir, copy, { recursive: true });
+  writable(copy);
+  applyPatches(copy);
   const modfile = path.join(work, 'go.mod');
   const ours = readFileSync(path.join(FERRETDB_SOURCE_DIR, 'go.mod'), 'utf8');
   writeFileSync(modfile, `${ours}\nreplace ${FERRETDB_MODULE} => ${copy}\n`);
@@ -63,11 +122,22 @@ function writable(dir: string): void {
   }
 }
 
-/** Whether the built binary is missing or older than its sources. */
-export function ferretdbNeedsBuild(): boolean {
-  if (!existsSync(FERRETDB_BINARY)) return true;
-  const built = statSync(FERRETDB_BINARY).mtimeMs;
-  return SOURCES.some((f) => statSync(path.join(FERRETDB_SOURCE_DIR, f)).mtimeMs > built);
+/** Whether a built binary is missing or older than its sources (by default: our build's). */
+export function ferretdbNeedsBuild(binary = FERRETDB_BINARY, sources = buildSources()): boolean {
+  if (!existsSync(binary)) return true;
+  const built = statSync(binary).mtimeMs;
+  return sources.some((f) => statSync(f).mtimeMs > built);
+}
+
+/** The machine's Go, or an error saying what to install. */
+function requireGo(): string {
+  const go = findCommand('go');
+  if (!go) {
+    throw new Error(
+      'Go (>= 1.24) is needed to build the embedded FerretDB server (infra/ferretdb). Install it from https://go.dev/dl/ and run again.',
+    );
+  }
+  return go;
 }
 
 /**
@@ -76,24 +146,38 @@ export function ferretdbNeedsBuild(): boolean {
  */
 export function ensureFerretdbBinary(log = console.error): string {
   if (!ferretdbNeedsBuild()) return FERRETDB_BINARY;
-  const go = findCommand('go');
-  if (!go) {
-    throw new Error(
-      'Go (>= 1.24) is needed to build the embedded FerretDB server (infra/ferretdb). Install it from https://go.dev/dl/ and run again.',
-    );
-  }
+  const go = requireGo();
   log('Building the embedded FerretDB server (infra/ferretdb; the first build takes about a minute)...');
   const modfile = writePatchedModule(go);
-  const result = spawnSync(go, ['build', '-trimpath', `-modfile=${modfile}`, '-o', FERRETDB_BINARY, '.'], {
+  goBuild(go, [`-modfile=${modfile}`], FERRETDB_BINARY);
+  return FERRETDB_BINARY;
+}
+
+/**
+ * Builds the same program against FerretDB v1.24.2 as published, without patches.json: the
+ * reference the differential test (infra/test/ferretdb-differential.test.ts) compares our build
+ * with.
+ */
+export function ensureUpstreamFerretdbBinary(log = console.error): string {
+  if (!ferretdbNeedsBuild(FERRETDB_UPSTREAM_BINARY, PROGRAM_SOURCES)) return FERRETDB_UPSTREAM_BINARY;
+  const go = requireGo();
+  log('Building unpatched FerretDB for comparison (about a minute the first time)...');
+  goBuild(go, [], FERRETDB_UPSTREAM_BINARY);
+  return FERRETDB_UPSTREAM_BINARY;
+}
+
+function goBuild(go: string, flags: string[], output: string): void {
+  const result = spawnSync(go, ['build', '-trimpath', ...flags, '-o', output, '.'], {
     cwd: FERRETDB_SOURCE_DIR,
     env: { ...process.env, CGO_ENABLED: '0' },
     stdio: ['ignore', 'inherit', 'inherit'],
   });
   if (result.status !== 0) throw new Error(`go build of infra/ferretdb failed (exit ${result.status})`);
-  return FERRETDB_BINARY;
 }
 
 export interface FerretdbOptions {
+  /** The program to run (default: our patched build). */
+  binary?: string;
   /** SQLite backend: a directory, one file per database. */
   sqliteDir?: string;
   /** PostgreSQL backend instead of SQLite. */
@@ -104,7 +188,7 @@ export interface FerretdbOptions {
 
 /** Starts the embedded server and resolves once it accepts connections, with its URI. */
 export async function startFerretdb(options: FerretdbOptions): Promise<{ url: string; process: ManagedProcess }> {
-  const binary = ensureFerretdbBinary();
+  const binary = options.binary ?? ensureFerretdbBinary();
   const args = [`-listen-addr=127.0.0.1:${options.port ?? 0}`, `-parent-pid=${process.pid}`];
   if (options.postgresqlUrl) args.push(`-postgresql-url=${options.postgresqlUrl}`);
   else if (options.sqliteDir) args.push(`-sqlite-dir=${options.sqliteDir}`);

@@ -5,6 +5,7 @@ export * from './ports.ts';
 export * from './postgres.ts';
 export * from './prepare.ts';
 export * from './process.ts';
+export * from './random.ts';
 export * from './redis.ts';
 export * from './secrets.ts';
 export * from './stack.ts';

@@ -11,3 +11,5 @@ export function dataDir(env: Record<string, string | undefined> = process.env): 
 
 export const FERRETDB_SOURCE_DIR = path.join(REPO_ROOT, 'infra', 'ferretdb');
 export const FERRETDB_BINARY = path.join(FERRETDB_SOURCE_DIR, 'bin', 'nrad-ferretdb');
+/** The same program built against FerretDB as published (for the differential test only). */
+export const FERRETDB_UPSTREAM_BINARY = path.join(FERRETDB_SOURCE_DIR, 'bin', 'nrad-ferretdb-upstream');

@@ -15,9 +15,14 @@ interface Shared extends InfraUrls {
 
 /**
  * The deployables `npm start` runs, in start order (the gateway last). Each later service adds an
- * entry here; the gateway is told each one's URL as `<NAME>_URL`.
+ * entry here; the gateway is told each one's URL as `<NAME>_URL`, and so is each service started
+ * after it (`urls`).
  */
-export const SERVICES: ReadonlyArray<{ name: string; entry: string; env: (s: Shared) => Record<string, string> }> = [
+export const SERVICES: ReadonlyArray<{
+  name: string;
+  entry: string;
+  env: (s: Shared, urls: Record<string, string>) => Record<string, string>;
+}> = [
   {
     name: 'auth',
     entry: 'services/auth/dist/main.js',
@@ -42,6 +47,16 @@ export const SERVICES: ReadonlyArray<{ name: string; entry: string; env: (s: Sha
     name: 'stats',
     entry: 'services/stats/dist/main.js',
     env: (s) => ({ MONGO_URL: s.mongoUrl, NATS_URL: s.natsUrl, IDENTITY_SECRET: s.identitySecret }),
+  },
+  {
+    name: 'ingest',
+    entry: 'services/ingest/dist/main.js',
+    env: (s, urls) => ({
+      MONGO_URL: s.mongoUrl,
+      REDIS_URL: s.redisUrl,
+      RECORDS_URL: urls.RECORDS_URL as string,
+      IDENTITY_SECRET: s.identitySecret,
+    }),
   },
 ];
 
@@ -69,6 +84,8 @@ export interface RunningSystem {
   infra: RunningInfra;
   /** Each service's own URL by name (`records`: `http://127.0.0.1:<port>`), behind the gateway. */
   services: Record<string, string>;
+  /** Each service's process id by name (a benchmark reads its peak memory from /proc). */
+  pids: Record<string, number>;
   /** Resolves with the first process that exits on its own (a crash). */
   crashed: Promise<ManagedProcess>;
   /** Stops the gateway, then the services, then the infrastructure. */
@@ -118,17 +135,19 @@ export async function startSystem(options: SystemOptions): Promise<RunningSystem
       logFile: path.join(logsDir, `${name}.log`),
     });
     running.push(proc);
+    if (proc.child.pid !== undefined) pids[name] = proc.child.pid;
     await waitForReady(proc, name, () => ready(port), options.readyTimeoutMs ?? 60_000);
   };
 
   const services: Record<string, string> = {};
+  const pids: Record<string, number> = {};
   const serviceUrls: Record<string, string> = {};
   try {
     await options.beforeServices?.(infra);
     for (const service of SERVICES) {
       const port = await freePort();
       log(`Starting ${service.name}...`);
-      await launch(service.name, service.entry, port, { HOST: '127.0.0.1', ...service.env(shared) });
+      await launch(service.name, service.entry, port, { HOST: '127.0.0.1', ...service.env(shared, serviceUrls) });
       const url = `http://127.0.0.1:${port}`;
       services[service.name] = url;
       serviceUrls[`${service.name.toUpperCase()}_URL`] = url;
@@ -156,6 +175,7 @@ export async function startSystem(options: SystemOptions): Promise<RunningSystem
     logsDir,
     infra,
     services,
+    pids,
     crashed,
     stop,
   };

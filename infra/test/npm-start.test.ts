@@ -74,7 +74,7 @@ describe('npm start', () => {
       expect(await page.text(), screen).toContain('<div id="root">');
     }
     expect(await (await fetch(`${first.url}/mf/remotes.json`)).json()).toEqual({
-      remotes: ['dashboard', 'records', 'search', 'settings'].map((name) => ({
+      remotes: ['dashboard', 'ingest', 'records', 'search', 'settings'].map((name) => ({
         name,
         entry: `/mf/${name}/mf-manifest.json`,
       })),

@@ -64,12 +64,12 @@ describe('bundle budget', () => {
     await context.close();
 
     // A signed-in user opening the app with an empty cache: shell and frame, no remote (a route
-    // whose remote is not deployed: Batch Upload comes with the ingest issue).
+    // whose remote is not deployed: the Admin Panel comes with its own issue).
     const { page: cold } = await web.page();
     await cold.context().addCookies(cookies);
     const frame = await measure(cold, async () => {
-      await cold.goto('/batch-upload');
-      await cold.getByText('Batch Upload is not available right now').waitFor();
+      await cold.goto('/admin');
+      await cold.getByText('Admin Panel is not available right now').waitFor();
     });
 
     const report = {

@@ -5,7 +5,7 @@
  */
 import type { Page } from 'playwright-core';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { register, shot, signIn } from './helpers.ts';
+import { registerAll, shot, signedIn as signedInAs } from './helpers.ts';
 import { newPerson, startWebStack, type WebStack } from './web-stack.ts';
 
 let web: WebStack;
@@ -15,20 +15,10 @@ const year = new Date().getUTCFullYear();
 
 beforeAll(async () => {
   web = await startWebStack();
-  const { page } = await web.page();
-  for (const person of [police, intelligence]) {
-    await register(page, person);
-    await page.waitForURL('**/login');
-  }
+  await registerAll(web, [police, intelligence]);
 });
 
-async function signedIn(person: ReturnType<typeof newPerson>): Promise<Page> {
-  const { page } = await web.page();
-  await page.goto('/login');
-  await signIn(page, person.email, person.password);
-  await page.waitForURL((url) => url.pathname === '/');
-  return page;
-}
+const signedIn = (person: ReturnType<typeof newPerson>) => signedInAs(web, person);
 
 const statText = (page: Page, testId: string) => page.getByTestId(testId).textContent();
 

@@ -1,6 +1,6 @@
 import path from 'node:path';
 import type { Page } from 'playwright-core';
-import { type newPerson, SCREENSHOTS_DIR } from './web-stack.ts';
+import { type newPerson, SCREENSHOTS_DIR, type WebStack } from './web-stack.ts';
 
 /** A full-page screenshot under frontends/e2e/screenshots/ (git-ignored). */
 export const shot = (page: Page, name: string) =>
@@ -42,4 +42,22 @@ export async function hold(page: Page, pattern: string) {
   });
   // Once released, the gate stays open: later requests pass straight through.
   return { release: async () => release() };
+}
+
+/** Registers each person through the Register screen (once per test file). */
+export async function registerAll(web: WebStack, people: ReadonlyArray<ReturnType<typeof newPerson>>) {
+  const { page } = await web.page();
+  for (const person of people) {
+    await register(page, person);
+    await page.waitForURL('**/login');
+  }
+}
+
+/** A new page signed in as `person`, on the Dashboard. */
+export async function signedIn(web: WebStack, person: ReturnType<typeof newPerson>): Promise<Page> {
+  const { page } = await web.page();
+  await page.goto('/login');
+  await signIn(page, person.email, person.password);
+  await page.waitForURL((url) => url.pathname === '/');
+  return page;
 }

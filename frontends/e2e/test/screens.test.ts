@@ -128,7 +128,7 @@ describe('signed in', () => {
     await page.getByRole('button', { name: 'Return to Dashboard' }).click();
     await page.waitForURL((url) => url.pathname === '/');
     // Every route of a remote not deployed yet: the not-available message, not a fake screen.
-    for (const [p, title] of [['/batch-upload', 'Batch Upload']]) {
+    for (const [p, title] of [['/admin', 'Admin Panel']]) {
       await page.goto(p as string);
       await page.getByText(`${title} is not available right now`).waitFor();
     }

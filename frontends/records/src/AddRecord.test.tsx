@@ -92,10 +92,13 @@ describe('Add New Record', () => {
 
     await user.click(screen.getByRole('button', { name: 'Save Record' }));
     await waitFor(() => expect(toastText('Suspect date of birth is required')).toBeDefined());
-    expect(itemOf('Incident Number')).toHaveTextContent('Incident number is required');
-    expect(itemOf('Suspect Name')).toHaveTextContent('Suspect name is required');
-    expect(itemOf('Incident Date')).toHaveTextContent('Incident date is required');
-    expect(itemOf('Source of Record')).toHaveTextContent('Source of record is required');
+    // antd renders a field's error list a moment after the toast (it animates in): wait for each.
+    await waitFor(() => {
+      expect(itemOf('Incident Number')).toHaveTextContent('Incident number is required');
+      expect(itemOf('Suspect Name')).toHaveTextContent('Suspect name is required');
+      expect(itemOf('Incident Date')).toHaveTextContent('Incident date is required');
+      expect(itemOf('Source of Record')).toHaveTextContent('Source of record is required');
+    });
 
     setDate('Suspect Date of Birth', '1980-05-01');
     await user.click(screen.getByRole('button', { name: 'Save Record' }));

@@ -3,9 +3,11 @@ import { spawnStack } from '@nrad/gateway/spawn-stack';
 import { fireEvent, screen, waitFor, within } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { Route, Switch } from 'wouter';
 import { createRecord, createRecords } from '../../shared/test/records-api.ts';
 import { openAt, pick, renderScreen, signedInAs, toastText } from '../../shared/test/render.tsx';
 import Search, { crimeTypeLabel, EMPTY_TEXT, toFilters } from './Search.tsx';
+import { filtersFromQuery, queryOf, searchUrl } from './search-url.ts';
 
 type User = ReturnType<typeof userEvent.setup>;
 let url = '';
@@ -242,5 +244,287 @@ describe('toFilters', () => {
       caseAmount: '0',
       crimeType: 'Drugs',
     });
+  });
+});
+
+/** The calls the page makes meanwhile (method, path and body), until `stop()`. */
+function watchCalls() {
+  const calls: Array<{ call: string; body: unknown }> = [];
+  const original = globalThis.fetch;
+  globalThis.fetch = ((input: RequestInfo | URL, init?: RequestInit) => {
+    const path = String(input).replace(/^https?:\/\/[^/]+/, '');
+    calls.push({
+      call: `${init?.method ?? 'GET'} ${path}`,
+      body: init?.body ? JSON.parse(String(init.body)) : undefined,
+    });
+    return original(input, init);
+  }) as typeof fetch;
+  return {
+    calls,
+    searches: () => calls.filter((c) => c.call.startsWith('POST /api/records/search')),
+    stop: () => {
+      globalThis.fetch = original;
+    },
+  };
+}
+
+/** Search at /search as the shell routes it: it leaves the page for a record, and comes back on Back. */
+function SearchRoutes() {
+  return (
+    <Switch>
+      <Route path="/search" component={Search} />
+      <Route path="/record/:id">{(params) => <p>{`Record ${params.id}`}</p>}</Route>
+    </Switch>
+  );
+}
+
+/** Opens an address of the screen, as a bookmark or a link does. */
+async function openedAt(path: string) {
+  openAt(`${url}${path}`);
+  const user = userEvent.setup();
+  const rendered = renderScreen(<SearchRoutes />);
+  await screen.findByRole('heading', { name: 'Search Records' });
+  return { user, ...rendered };
+}
+
+const address = () => `${window.location.pathname}${window.location.search}`;
+const fieldValue = (label: string) => (screen.getByLabelText(label) as HTMLInputElement).value;
+const selectShows = (label: string) =>
+  screen.getByLabelText(label).closest('.ant-select')?.querySelector('.ant-select-content')?.textContent?.trim();
+const cyber = () => screen.getByRole('checkbox', { name: 'Cyber-Assisted' });
+const formClear = () =>
+  screen.getAllByRole('button', { name: 'Clear' }).find((b) => b.textContent === 'Clear') as HTMLElement;
+
+describe('Search Records in the address', () => {
+  beforeAll(async () => {
+    await signedInAs('BPS'); // the paging test above signed in as FIA
+  });
+
+  it('puts the submitted filters in the address, a new history entry per search', async () => {
+    const user = await shown();
+    const before = window.history.length;
+    await user.type(screen.getByLabelText('Free Text Search'), '  ransom crypto ');
+    fireEvent.change(screen.getByLabelText('Date of Birth'), { target: { value: '1988-12-24' } });
+    await user.type(screen.getByLabelText('Case Amount'), '1000000');
+    await pick(user, 'Crime Type', 'Kidnapping, illegal restraint and hostage-taking');
+    await pick(user, 'Nexus Country', 'Panama');
+    await user.click(cyber());
+    await searchFor(user, 1);
+    expect(shownNumbers()).toEqual([rich.incidentNumber]);
+    expect(address()).toBe(
+      '/search?freeText=ransom+crypto&suspectDob=1988-12-24&caseAmount=1000000' +
+        '&crimeType=Kidnapping%2Fillegal+restraint+and+hostage-taking&country=Panama&cyberAssisted=true',
+    );
+    expect(window.history.length).toBe(before + 1);
+
+    // The same search again: results asked again, no second entry.
+    await searchFor(user, 1);
+    expect(window.history.length).toBe(before + 1);
+
+    // No filter at all is a search too (every record), unlike plain /search.
+    await user.click(formClear());
+    await searchFor(user, 2);
+    expect(address()).toBe('/search?all=true');
+  });
+
+  it('opens an address: fills the form and shows its results, with the request Search makes and no toast', async () => {
+    const watch = watchCalls();
+    try {
+      const { user } = await openedAt('/search?suspectName=Rosalind+Wealthey&incidentDate=2024-10-31&country=Panama');
+      await waitFor(() => expect(shownNumbers()).toEqual([rich.incidentNumber]));
+      expect(fieldValue('Suspect Name')).toBe('Rosalind Wealthey');
+      expect(fieldValue('Incident Date')).toBe('2024-10-31');
+      expect(selectShows('Nexus Country')).toBe('Panama');
+      expect(fieldValue('Free Text Search')).toBe('');
+      expect(cyber()).not.toBeChecked();
+      expect(screen.getByText('Results (1)')).toBeInTheDocument();
+      // The toast answers a Search press; an opened address shows its results without one.
+      expect(toastText('Found')).toBeUndefined();
+      expect(watch.searches()).toHaveLength(1);
+
+      // Search pressed on the filled form sends the very same request, and says what it found.
+      await searchFor(user, 1);
+      expect(watch.searches()).toHaveLength(2);
+      expect(watch.searches()[1]).toEqual(watch.searches()[0]);
+      expect(watch.searches()[0]).toEqual({
+        call: 'POST /api/records/search?limit=100',
+        body: { suspectName: 'Rosalind Wealthey', incidentDate: '2024-10-31', country: 'Panama' },
+      });
+      expect(address()).toBe('/search?suspectName=Rosalind+Wealthey&incidentDate=2024-10-31&country=Panama');
+    } finally {
+      watch.stop();
+    }
+  });
+
+  it('opens an address with every filter of the form', async () => {
+    await openedAt(
+      '/search?freeText=ransom&incidentNumber=' +
+        encodeURIComponent(rich.incidentNumber) +
+        '&suspectName=Rosalind&suspectDob=1988-12-24&incidentDate=2024-10-31&caseAmount=1000000' +
+        '&seizedAmount=2500.5&confiscatedAmount=99.50&crimeType=Kidnapping%2Fillegal+restraint+and+hostage-taking' +
+        '&country=panama&cyberAssisted=true',
+    );
+    await waitFor(() => expect(shownNumbers()).toEqual([rich.incidentNumber]));
+    expect(fieldValue('Free Text Search')).toBe('ransom');
+    expect(fieldValue('Incident Number')).toBe(rich.incidentNumber);
+    expect(fieldValue('Date of Birth')).toBe('1988-12-24');
+    expect(fieldValue('Seized')).toBe('2500.50');
+    expect(selectShows('Crime Type')).toBe('Kidnapping, illegal restraint and hostage-taking');
+    expect(selectShows('Nexus Country')).toBe('Panama'); // the list's spelling
+    expect(cyber()).toBeChecked();
+  });
+
+  it('ignores unknown and invalid parameters, one by one, and drops them from the address', async () => {
+    const watch = watchCalls();
+    try {
+      await openedAt(
+        '/search?suspectName=Quentin+Plainview&freeText=+&suspectDob=2023-02-30&incidentDate=yesterday' +
+          '&caseAmount=-1&seizedAmount=1.234&confiscatedAmount=abc&crimeType=Shoplifting&country=Atlantis' +
+          '&cyberAssisted=yes&incidentNumber=A&incidentNumber=B&amount=5&limit=1&%24where=1&other',
+      );
+      await waitFor(() => expect(shownNumbers()).toEqual([plain.incidentNumber]));
+      expect(watch.searches().map((c) => c.body)).toEqual([{ suspectName: 'Quentin Plainview' }]);
+      expect(address()).toBe('/search?suspectName=Quentin+Plainview');
+      for (const label of ['Free Text Search', 'Incident Number', 'Date of Birth', 'Incident Date', 'Seized']) {
+        expect({ label, value: fieldValue(label) }).toEqual({ label, value: '' });
+      }
+      expect(selectShows('Crime Type')).toBe('Any crime type');
+      expect(selectShows('Nexus Country')).toBe('Any country');
+      expect(cyber()).not.toBeChecked();
+    } finally {
+      watch.stop();
+    }
+  });
+
+  it('runs no search when no parameter is valid', async () => {
+    const watch = watchCalls();
+    try {
+      await openedAt('/search?crimeType=Shoplifting&cyberAssisted=false&all=yes');
+      expect(address()).toBe('/search');
+      expect(screen.getByText(EMPTY_TEXT)).toBeInTheDocument();
+      expect(screen.getByText('Results')).toBeInTheDocument();
+      expect(watch.searches()).toEqual([]);
+    } finally {
+      watch.stop();
+    }
+  });
+
+  it('Clear empties the form, the results and the address', async () => {
+    const { user } = await openedAt('/search');
+    await user.type(screen.getByLabelText('Suspect Name'), 'Quentin Plainview');
+    await searchFor(user, 1);
+    await user.click(formClear());
+    expect(address()).toBe('/search');
+    expect(fieldValue('Suspect Name')).toBe('');
+    expect(screen.getByText(EMPTY_TEXT)).toBeInTheDocument();
+    // Back undoes the Clear.
+    window.history.back();
+    await waitFor(() => expect(address()).toBe('/search?suspectName=Quentin+Plainview'));
+    await waitFor(() => expect(shownNumbers()).toEqual([plain.incidentNumber]));
+    expect(fieldValue('Suspect Name')).toBe('Quentin Plainview');
+  });
+
+  it('Back from a record opened from the results shows the search again, from the cache', async () => {
+    const { user } = await openedAt('/search');
+    await user.type(screen.getByLabelText('Suspect Name'), 'Quentin Plainview');
+    await searchFor(user, 1);
+    await user.clear(screen.getByLabelText('Suspect Name'));
+    await user.type(screen.getByLabelText('Free Text Search'), 'ransom');
+    await searchFor(user, 1);
+    expect(shownNumbers()).toEqual([rich.incidentNumber]);
+    await user.click(screen.getByText('Rosalind Wealthy'));
+    await screen.findByText(`Record ${rich.id}`); // the screen has gone
+
+    window.history.back();
+    await screen.findByRole('heading', { name: 'Search Records' });
+    // At once, from the query cache: the filled form and the rows, with no wait for an answer.
+    expect(address()).toBe('/search?freeText=ransom');
+    expect(fieldValue('Free Text Search')).toBe('ransom');
+    expect(fieldValue('Suspect Name')).toBe('');
+    expect(shownNumbers()).toEqual([rich.incidentNumber]);
+    expect(screen.getByText('Results (1)')).toBeInTheDocument();
+
+    // Back once more: the search before, its filters and its results.
+    window.history.back();
+    await waitFor(() => expect(fieldValue('Suspect Name')).toBe('Quentin Plainview'));
+    expect(fieldValue('Free Text Search')).toBe('');
+    expect(shownNumbers()).toEqual([plain.incidentNumber]);
+    expect(address()).toBe('/search?suspectName=Quentin+Plainview');
+  });
+
+  it('a failed Search press hides the results under the address, and keeps the address', async () => {
+    const { user } = await openedAt('/search?suspectName=Quentin+Plainview');
+    await waitFor(() => expect(shownNumbers()).toEqual([plain.incidentNumber]));
+    await fetch('/api/auth/logout', { method: 'POST' });
+    try {
+      await user.click(screen.getByRole('button', { name: 'Search' }));
+      await waitFor(() => expect(toastText('Failed to search records')).toBeDefined());
+      await waitFor(() => expect(rows()).toHaveLength(0));
+      expect(address()).toBe('/search?suspectName=Quentin+Plainview');
+    } finally {
+      await signedInAs('BPS');
+    }
+  });
+
+  it('says so when the search of an opened address fails', async () => {
+    await fetch('/api/auth/logout', { method: 'POST' });
+    try {
+      await openedAt('/search?suspectName=Quentin+Plainview');
+      await waitFor(() => expect(toastText('Failed to search records')).toBeDefined());
+      expect(rows()).toHaveLength(0);
+      expect(screen.getByText('Results')).toBeInTheDocument();
+    } finally {
+      await signedInAs('BPS');
+    }
+  });
+});
+
+describe('the search address', () => {
+  it('holds the filters the form sends, in the form’s order, and "all" for none', () => {
+    expect(queryOf(null)).toBe('');
+    expect(searchUrl(null)).toBe('/search');
+    expect(searchUrl({})).toBe('/search?all=true');
+    expect(
+      queryOf({
+        cyberAssisted: true,
+        crimeType: 'Fraud',
+        freeText: 'smith & sons',
+        caseAmount: '10',
+        country: 'Panama',
+      }),
+    ).toBe('freeText=smith+%26+sons&caseAmount=10&crimeType=Fraud&country=Panama&cyberAssisted=true');
+  });
+
+  it('reads back what it writes', () => {
+    const filters = toFilters({
+      freeText: '100% "cash" + gold',
+      incidentNumber: 'BPS/2024#7',
+      suspectName: 'Ünal O’Brien',
+      suspectDob: '1970-01-31',
+      incidentDate: '2024-02-29',
+      caseAmount: '0',
+      seizedAmount: '12.5',
+      confiscatedAmount: '9999999999.99',
+      crimeType: 'Kidnapping/illegal restraint and hostage-taking',
+      country: "Côte d'Ivoire",
+      cyberAssisted: true,
+    });
+    expect(filtersFromQuery(queryOf(filters))).toEqual(filters);
+    expect(filtersFromQuery('all=true')).toEqual({});
+    expect(filtersFromQuery('')).toBeNull();
+  });
+
+  it('drops what the contracts’ schema refuses, field by field', () => {
+    expect(
+      filtersFromQuery(
+        'freeText=' +
+          'x'.repeat(501) +
+          '&suspectName=%20Ann%20&suspectDob=1799-12-31&incidentDate=2024-02-29T10:00:00Z&caseAmount=1e3' +
+          '&seizedAmount=12345678901&confiscatedAmount=0.5&crimeType=fraud&country=%7B%22%24gt%22%3A%22%22%7D' +
+          '&cyberAssisted=1&amount=10',
+      ),
+    ).toEqual({ suspectName: 'Ann', incidentDate: '2024-02-29', confiscatedAmount: '0.5' });
+    // Malformed escapes never throw.
+    expect(filtersFromQuery('%E0%A4%A=1&suspectName=%E0%A4%A')).toEqual({ suspectName: '\uFFFD%A' });
   });
 });

@@ -12,13 +12,15 @@ import {
   recordsPage,
   ShowMore,
   useDeleteRecord,
+  useMounted,
   usePagedRecords,
   useToast,
 } from '@nrad/shared';
 import { AmountInput, Card, Checkbox, Col, Modal, Row, Select, Table, Typography } from '@nrad/shared/ui';
 import { useQueryClient } from '@tanstack/react-query';
-import { useState } from 'react';
-import { useLocation } from 'wouter';
+import { useLayoutEffect, useMemo, useRef, useState } from 'react';
+import { useLocation, useRoute, useSearch } from 'wouter';
+import { filtersFromQuery, queryOf, SEARCH_PATH, searchUrl } from './search-url.ts';
 
 export const EMPTY_TEXT = 'No records found. Use the search filters above to find records.';
 
@@ -65,7 +67,29 @@ export function toFilters(v: SearchValues): RecordSearch {
   return Object.fromEntries(Object.entries(filters).filter(([, x]) => x !== undefined)) as RecordSearch;
 }
 
-/** SPEC §2 Search Records (/search). */
+/**
+ * The query string (without "?") of the address while it is /search, as the browser has it (wouter's
+ * own search string is URI-decoded once, which would decode an escaped "%" twice). When the address
+ * leaves /search (a row was opened) the screen is on its way out and keeps what it showed.
+ */
+function useSearchQuery(): string {
+  const [onScreen] = useRoute(SEARCH_PATH);
+  useSearch(); // a new render whenever the address's query changes
+  const current = window.location.search.replace(/^\?/, '');
+  const [kept, setKept] = useState(current);
+  if (onScreen && current !== kept) setKept(current);
+  return onScreen ? current : kept;
+}
+
+const SEARCH_FAILED = 'Failed to search records';
+
+/**
+ * SPEC §2 Search Records (/search). The address holds the last search run (`search-url.ts`): a
+ * Search press puts its filters there (a new history entry), Clear goes back to plain /search, and
+ * opening an address with filters — Back from a record, a bookmark, a link — fills the form and
+ * shows that search's results (from the query cache when they are there, else asked again). The
+ * "Found {n} records." toast answers a Search press only.
+ */
 export default function Search() {
   const [form] = Form.useForm<SearchValues>();
   const [, navigate] = useLocation();
@@ -73,15 +97,46 @@ export default function Search() {
   const queryClient = useQueryClient();
   const [modal, modalHolder] = Modal.useModal();
   const deleteRecord = useDeleteRecord(modal);
-  const [filters, setFilters] = useState<RecordSearch | null>(null);
+  const query = useSearchQuery();
+  const asked = useMemo(() => filtersFromQuery(query), [query]);
+  // A Search press that failed hides the results under the address until the address changes: no
+  // stale results under filters they do not answer.
+  const [failedAt, setFailedAt] = useState<string | null>(null);
+  const filters = failedAt === query ? null : asked;
   const [searching, setSearching] = useState(false);
+  // The query string the form shows: filled from the address when the address moves elsewhere
+  // (opening, Back, Forward), left alone when the form itself moved it (Search, Clear).
+  const formShows = useRef<string | null>(null);
+  const latestQuery = useRef(query);
+  latestQuery.current = query;
+  const live = useMounted();
+
+  useLayoutEffect(() => {
+    setFailedAt(null);
+    if (formShows.current === query) return;
+    const canonical = queryOf(asked);
+    formShows.current = canonical;
+    form.resetFields();
+    if (asked) form.setFieldsValue(asked);
+    // What was dropped (unknown, invalid) leaves the address too: a bookmark made now is what is shown.
+    if (canonical !== query) navigate(searchUrl(asked), { replace: true });
+  }, [query, asked, form, navigate]);
+
   const paged = usePagedRecords({
     queryKey: searchKey(filters),
     enabled: filters !== null,
-    // The first page is fetched by `search` just before the filters are set: not again on mount.
-    // Changes elsewhere (recordsChanged) still refetch it, stale or not.
+    // A Search press fetches the first page just before the address changes: not again on mount,
+    // nor on Back within the minute. Changes elsewhere (recordsChanged) still refetch it, stale or not.
     staleTime: 60_000,
-    page: (cursor) => searchPage(filters ?? {}, cursor),
+    page: async (cursor) => {
+      try {
+        return await searchPage(filters ?? {}, cursor);
+      } catch (error) {
+        // The search of an opened address (a press says so itself, see `search`).
+        if (!cursor) toast.error('Error', SEARCH_FAILED);
+        throw error;
+      }
+    },
   });
   const { list: results, total } = paged;
   const rows = filters === null ? [] : paged.rows;
@@ -94,14 +149,22 @@ export default function Search() {
       const first = await queryClient.fetchInfiniteQuery<Page<CaseRecord>>({
         queryKey: searchKey(next),
         initialPageParam: undefined,
-        queryFn: () => searchPage(next),
+        queryFn: ({ pageParam }) => searchPage(next, pageParam as string | undefined),
+        getNextPageParam: (last: Page<CaseRecord>) => last.nextCursor,
         staleTime: 0,
       });
-      setFilters(next);
+      setFailedAt(null);
+      const nextQuery = queryOf(next);
+      // A new history entry per new search (Back returns to the one before); none when the screen
+      // was left meanwhile, or when the same search runs again.
+      if (live.current && nextQuery !== latestQuery.current) {
+        formShows.current = nextQuery;
+        navigate(searchUrl(next));
+      }
       toast.success('Success', `Found ${first.pages[0]?.total ?? 0} records.`);
     } catch {
-      setFilters(null); // no stale results under filters they do not answer
-      toast.error('Error', 'Failed to search records');
+      setFailedAt(latestQuery.current);
+      toast.error('Error', SEARCH_FAILED);
     } finally {
       setSearching(false);
     }
@@ -109,7 +172,11 @@ export default function Search() {
 
   const clear = () => {
     form.resetFields();
-    setFilters(null);
+    setFailedAt(null);
+    if (latestQuery.current !== '') {
+      formShows.current = '';
+      navigate(SEARCH_PATH);
+    }
   };
 
   return (
@@ -193,7 +260,7 @@ export default function Search() {
           </Flex>
         </Form>
       </Card>
-      <Card title={filters === null ? 'Results' : `Results (${total})`}>
+      <Card title={filters === null || !results.data ? 'Results' : `Results (${total})`}>
         <Table<CaseRecord>
           rowKey="id"
           dataSource={rows}

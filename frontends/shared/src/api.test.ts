@@ -52,6 +52,20 @@ describe('apiRequest and SPEC §8 errors', () => {
     expect(received[1]?.body).toBe('');
   });
 
+  it('posts a form as multipart/form-data (no JSON), with the same answers and errors', async () => {
+    received.length = 0;
+    const form = new FormData();
+    form.append('file', new File(['cell contents'], 'incidents.xlsx'));
+    expect(await apiRequest('POST', '/202/json', form)).toEqual({ message: 'From the server', code: 'X' });
+    expect(received[0]?.method).toBe('POST');
+    expect(received[0]?.headers['content-type']).toMatch(/^multipart\/form-data; boundary=/);
+    expect(received[0]?.body).toContain('name="file"; filename="incidents.xlsx"');
+    expect(received[0]?.body).toContain('cell contents');
+    const error = await apiRequest('POST', '/415/json', form).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(ApiError);
+    expect(messageOf(error, 'Upload failed')).toBe('From the server');
+  });
+
   it('queries by default with a GET on the key segments joined by "/", without retries', async () => {
     received.length = 0;
     const client = createQueryClient();

@@ -49,19 +49,23 @@ export async function throwIfNotOk(response: Response): Promise<void> {
   if (!response.ok) throw new ApiError(response.status, await response.text(), response.statusText);
 }
 
-/** Sends one call: credentials always, a body as JSON only when given; a non-OK answer throws. */
+/**
+ * Sends one call: credentials always, a body as JSON only when given — or, for a form, as
+ * multipart/form-data (the browser writes its Content-Type with the boundary); a non-OK answer throws.
+ */
 async function send(method: string, url: string, body?: unknown): Promise<Response> {
+  const form = body instanceof FormData;
   const response = await fetch(url, {
     method,
     credentials: 'include',
-    headers: body === undefined ? {} : { 'Content-Type': 'application/json' },
-    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+    headers: body === undefined || form ? {} : { 'Content-Type': 'application/json' },
+    ...(body === undefined ? {} : { body: form ? body : JSON.stringify(body) }),
   });
   await throwIfNotOk(response);
   return response;
 }
 
-/** One call; the parsed JSON answer (undefined when the answer is empty). */
+/** One call (a `FormData` body goes as a multipart form); the parsed JSON answer (undefined when empty). */
 export async function apiRequest<T = unknown>(method: string, url: string, body?: unknown): Promise<T> {
   const text = await (await send(method, url, body)).text();
   return (text ? JSON.parse(text) : undefined) as T;

@@ -12,6 +12,7 @@ export {
   useFontSize,
 } from './font-size.tsx';
 export { formatDate, formatMoment, formatUsd, sumAmounts } from './format.ts';
+export { useMounted } from './mounted.ts';
 export { ORGANIZATION_COLORS, organizationColor, organizationName } from './organizations.ts';
 export { createQueryClient, defaultQueryFn } from './query.ts';
 export * from './record-ui.tsx';

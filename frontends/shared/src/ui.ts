@@ -19,6 +19,7 @@ export {
   InputNumber,
   Menu,
   Modal,
+  Progress,
   Row,
   Select,
   Space,

@@ -88,6 +88,7 @@ describe('signed in', () => {
   });
 
   it('asks the manifest again on Retry', async () => {
+    // The ingest remote exists, but this gateway serves no remote (see `noRemotes`).
     goTo('/batch-upload');
     renderScreen(<Shell />);
     expect(await screen.findByText('Batch Upload is not available right now')).toBeInTheDocument();

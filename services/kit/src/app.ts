@@ -27,6 +27,8 @@ export interface ServiceAppOptions {
   jsonLimit?: string;
   /** Paths whose bodies are not JSON (e.g. multipart uploads); the service parses them itself. */
   rawBodyPaths?: RegExp[];
+  /** Paths with a larger JSON limit than `jsonLimit` (e.g. an internal bulk path). */
+  largeBodyPaths?: Array<{ path: RegExp; limit: string }>;
 }
 
 const REQUEST_ID = /^[A-Za-z0-9._-]{1,64}$/;
@@ -115,9 +117,15 @@ const BODY_METHODS = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
  * JSON bodies up to `limit` (as `ctx.request.body`); a body of another type is refused with 415,
  * except on `rawBodyPaths` (e.g. multipart uploads), which are left unread for their handler.
  */
-export function jsonBody(options: { limit: string; rawBodyPaths?: RegExp[] }): Middleware {
+export function jsonBody(options: {
+  limit: string;
+  rawBodyPaths?: RegExp[];
+  largeBodyPaths?: Array<{ path: RegExp; limit: string }>;
+}): Middleware {
   const rawBodyPaths = options.rawBodyPaths ?? [];
-  const parseJson = bodyParser({ enableTypes: ['json'], jsonLimit: options.limit, jsonStrict: true });
+  const parser = (limit: string) => bodyParser({ enableTypes: ['json'], jsonLimit: limit, jsonStrict: true });
+  const normal = parser(options.limit);
+  const large = (options.largeBodyPaths ?? []).map((p) => ({ path: p.path, parse: parser(p.limit) }));
   return async function jsonBody(ctx, next) {
     if (rawBodyPaths.some((p) => p.test(ctx.path))) return next();
     const hasBody = Number(ctx.get('content-length') || 0) > 0 || ctx.get('transfer-encoding') !== '';
@@ -127,6 +135,7 @@ export function jsonBody(options: { limit: string; rawBodyPaths?: RegExp[] }): M
         'Request body must be JSON (Content-Type: application/json)',
       );
     }
+    const parseJson = large.find((p) => p.path.test(ctx.path))?.parse ?? normal;
     return parseJson(ctx, next);
   };
 }
@@ -150,6 +159,12 @@ export function createServiceApp(options: ServiceAppOptions): Koa<ServiceState> 
   app.use(health.routes());
   // Identity first: a body from a caller who is not vouched for is never parsed.
   app.use(requireIdentity(options.identitySecret));
-  app.use(jsonBody({ limit: options.jsonLimit ?? '100kb', rawBodyPaths: options.rawBodyPaths ?? [] }));
+  app.use(
+    jsonBody({
+      limit: options.jsonLimit ?? '100kb',
+      rawBodyPaths: options.rawBodyPaths ?? [],
+      largeBodyPaths: options.largeBodyPaths ?? [],
+    }),
+  );
   return app;
 }

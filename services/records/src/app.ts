@@ -1,11 +1,11 @@
-import { type Bus, createServiceApp, ensureStream, isFerretDb, type Logger, mongoReadiness } from '@nrad/service-kit';
+import { type Bus, createServiceApp, ensureStream, type Logger, mongoReadiness } from '@nrad/service-kit';
 import type { Connection } from 'mongoose';
 import type { RecordsConfig } from './config.ts';
 import { DropdownRepository } from './data/dropdowns.ts';
 import { RecordRepository } from './data/records.ts';
 import { startLinkConsumer } from './events/link-consumer.ts';
 import { OutboxRelay } from './events/outbox-relay.ts';
-import { apiRoutes } from './http/routes.ts';
+import { apiRoutes, IMPORT_PATH, internalRoutes } from './http/routes.ts';
 import { KeyedLock } from './lib/keyed-lock.ts';
 import { DEFAULT_DROPDOWNS } from './use-cases/dropdowns.ts';
 import type { RecordDeps } from './use-cases/records.ts';
@@ -24,7 +24,7 @@ export interface RecordsAppDeps {
  * consumer and the relay (the caller closes the connections afterwards).
  */
 export async function createApp({ config, db, bus, logger }: RecordsAppDeps) {
-  const records = new RecordRepository(db, { guardedWrites: !(await isFerretDb(db)) });
+  const records = new RecordRepository(db);
   const dropdowns = new DropdownRepository(db);
   await records.init();
   await dropdowns.seed(DEFAULT_DROPDOWNS);
@@ -50,9 +50,12 @@ export async function createApp({ config, db, bus, logger }: RecordsAppDeps) {
     // NATS is not a readiness condition: while it is down, changes still succeed and their events
     // wait in the outbox.
     readiness: { mongo: mongoReadiness(db) },
+    largeBodyPaths: [{ path: new RegExp(`^${IMPORT_PATH}$`), limit: '32mb' }],
   });
   const api = apiRoutes(deps);
+  const internal = internalRoutes(deps);
   app.use(api.routes()).use(api.allowedMethods());
+  app.use(internal.routes()).use(internal.allowedMethods());
   relay.start();
   let links: Awaited<ReturnType<typeof startLinkConsumer>>;
   try {

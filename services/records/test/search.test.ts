@@ -352,11 +352,26 @@ describe('incidentNumber', () => {
     expect(await search({ incidentNumber: 'A' })).toEqual(ids('meta', 'axb'));
   });
 
+  it('matches the start of any part split at "-", "/", "." or a space', async () => {
+    expect(await search({ incidentNumber: '2024-0001' })).toEqual(ids('jose'));
+    expect(await search({ incidentNumber: '0001' })).toEqual(ids('jose'));
+    expect(await search({ incidentNumber: '2024' })).toEqual(ids('jose', 'anna'));
+    expect(await search({ incidentNumber: 'ref-77' })).toEqual(ids('li'));
+    expect(await search({ incidentNumber: '77' })).toEqual(ids('li'));
+    expect(await search({ incidentNumber: '2023/55' })).toEqual(ids('liu'));
+    expect(await search({ incidentNumber: 'B*C(1)' })).toEqual(ids('meta'));
+    expect(await search({ incidentNumber: '9' })).toEqual(ids('axb'));
+    expect(await search({ incidentNumber: '-2024' })).toEqual(ids('jose', 'anna'));
+  });
+
   it('does not match other numbers, infixes or longer numbers', async () => {
     expect(await search({ incidentNumber: 'BPS-2024-0003' })).toEqual([]);
-    expect(await search({ incidentNumber: '2024-0001' })).toEqual([]);
+    expect(await search({ incidentNumber: '024-0001' })).toEqual([]);
+    expect(await search({ incidentNumber: 'PS-2024' })).toEqual([]);
     expect(await search({ incidentNumber: 'BPS-2024-00011' })).toEqual([]);
-    expect(await search({ incidentNumber: 'REF-77' })).toEqual([]);
+    expect(await search({ incidentNumber: 'EF-77' })).toEqual([]);
+    expect(await search({ incidentNumber: '2024 0001' })).toEqual([]);
+    expect(await search({ incidentNumber: '---' })).toEqual([]);
   });
 
   it('takes regular-expression characters literally', async () => {
@@ -366,6 +381,53 @@ describe('incidentNumber', () => {
     for (const text of ['^', '.*', '.', '(', ')', '\\', '$', '[', '|', '*', 'A|AXB', 'A.+', '[A-Z]', 'A.B*C(1)|^$x']) {
       expect(await search({ incidentNumber: text }), text).toEqual([]);
     }
+  });
+});
+
+describe('names written in several parts', () => {
+  let cusApi: Api;
+  const found: Record<string, string> = {};
+  const cusSearch = async (body: unknown) =>
+    (await searchAs(cusApi, body)).body.map((r: { id: string }) => r.id) as string[];
+
+  beforeAll(async () => {
+    cusApi = await h.as(cus);
+    found.marie = await create(cus, { incidentNumber: 'CUS-2026-001', suspectName: 'Marie-Hélène Dubois' });
+    found.obrien = await create(cus, { incidentNumber: 'CUS-2026-002', suspectName: "Seán O'Brien" });
+  });
+
+  it('finds a hyphenated name with or without its hyphen, in any letter case and word order, with one typo', async () => {
+    for (const name of [
+      'marie helene dubois',
+      'Marie-Hélène Dubois',
+      'MARIE-HELENE DUBOIS',
+      'mariehelene dubois',
+      'MarieHelene Dubois',
+      'dubois marie helene',
+      'dubois mariehelene',
+      'marie helen dubois',
+      'mariehelen dubois',
+      'Dubios Marie-Helene',
+      'marie-helene',
+      'helene',
+    ]) {
+      expect(await cusSearch({ suspectName: name }), name).toEqual([found.marie]);
+    }
+    for (const name of ["o'brien", 'OBrien', 'o brien', 'Sean OBrian', 'brien sean']) {
+      expect(await cusSearch({ suspectName: name }), name).toEqual([found.obrien]);
+    }
+  });
+
+  it('uses a word once: written together, the parts are not there a second time', async () => {
+    expect(await cusSearch({ suspectName: 'mariehelene helene' })).toEqual([]);
+    expect(await cusSearch({ suspectName: 'mariehelene marie' })).toEqual([]);
+    expect(await cusSearch({ suspectName: 'marie helene mariehelene' })).toEqual([]);
+  });
+
+  it('finds them by free text written either way', async () => {
+    expect(await cusSearch({ freeText: 'mariehelene' })).toEqual([found.marie]);
+    expect(await cusSearch({ freeText: 'marie-hel' })).toEqual([found.marie]);
+    expect(await cusSearch({ freeText: 'obrie' })).toEqual([found.obrien]);
   });
 });
 

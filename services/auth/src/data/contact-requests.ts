@@ -43,9 +43,14 @@ export function presentContactRequest(d: ContactRequestDoc): ContactRequest {
   };
 }
 
+/** The reads of the contact requests (exported for the plan test: each uses an index). */
+export const contactRequestQueries = {
+  forUser: (userId: string) => ({ filter: { userId }, sort: { createdAt: -1 as const, _id: -1 as const } }),
+};
+
 /** Messages users send to the administrator (SPEC §3 "Contact request"). */
 export class ContactRequestRepository {
-  private readonly model: Model<ContactRequestDoc>;
+  readonly model: Model<ContactRequestDoc>;
 
   constructor(conn: Connection) {
     this.model = conn.model<ContactRequestDoc>('ContactRequest', contactRequestSchema);
@@ -63,7 +68,8 @@ export class ContactRequestRepository {
   }
 
   async listForUser(userId: string): Promise<ContactRequest[]> {
-    const docs = await this.model.find({ userId }).sort({ createdAt: -1, _id: -1 }).lean<ContactRequestDoc[]>();
+    const q = contactRequestQueries.forUser(userId);
+    const docs = await this.model.find(q.filter).sort(q.sort).lean<ContactRequestDoc[]>();
     return docs.map(presentContactRequest);
   }
 }

@@ -39,9 +39,15 @@ export class EmailTakenError extends Error {
   override name = 'EmailTakenError';
 }
 
+/** The reads of the users collection (exported for the plan test: each uses an index). */
+export const userQueries = {
+  byEmail: (email: string) => ({ filter: { emailKey: emailKey(email) } }),
+  byId: (id: string) => ({ filter: { _id: id } }),
+};
+
 /** The users collection. Only this module touches it. */
 export class UserRepository {
-  private readonly model: Model<UserDoc>;
+  readonly model: Model<UserDoc>;
 
   constructor(conn: Connection) {
     this.model = conn.model<UserDoc>('User', userSchema);
@@ -70,7 +76,7 @@ export class UserRepository {
 
   /** The user and their password hash, for credential checks only. */
   async findCredentials(email: string): Promise<{ user: PublicUser; passwordHash: string } | null> {
-    const doc = await this.model.findOne({ emailKey: emailKey(email) }).lean<UserDoc>();
+    const doc = await this.model.findOne(userQueries.byEmail(email).filter).lean<UserDoc>();
     return doc ? { user: presentUser(doc), passwordHash: doc.passwordHash } : null;
   }
 
@@ -81,13 +87,13 @@ export class UserRepository {
   }
 
   async existsByEmail(email: string): Promise<boolean> {
-    return (await this.model.countDocuments({ emailKey: emailKey(email) })) > 0;
+    return (await this.model.countDocuments(userQueries.byEmail(email).filter)) > 0;
   }
 
   /** Renames; resolves with the updated user, or null when there is no such user. */
   async updateName(id: string, name: string): Promise<PublicUser | null> {
     if (!isValidObjectId(id)) return null;
-    const result = await this.model.updateOne({ _id: id }, { $set: { name } });
+    const result = await this.model.updateOne(userQueries.byId(id).filter, { $set: { name } });
     if (result.matchedCount === 0) return null;
     return this.findById(id);
   }

@@ -127,6 +127,16 @@ export class LinkTakenError extends Error {
   override name = 'LinkTakenError';
 }
 
+/**
+ * The filtered reads and writes of the linking store, by `_id` (exported for the plan test: an
+ * index lookup on every store). Loading the index and the links at start reads both collections
+ * whole, on purpose: nothing narrower would do.
+ */
+export const linkingQueries = {
+  entry: (id: Types.ObjectId) => ({ filter: { _id: id } }),
+  link: (id: Types.ObjectId) => ({ filter: { _id: id } }),
+};
+
 /** The linking service's database: the match index and the links. Only this module touches it. */
 export class LinkingStore {
   readonly index: Model<IndexDoc>;
@@ -164,7 +174,7 @@ export class LinkingStore {
   /** Writes an entry, replacing the stored one whole (an upsert by `_id`, an index write). */
   async saveEntry(entry: IndexEntry): Promise<void> {
     const doc = indexDoc(entry);
-    await this.rawIndex.replaceOne({ _id: doc._id }, doc, { upsert: true });
+    await this.rawIndex.replaceOne(linkingQueries.entry(doc._id).filter, doc, { upsert: true });
   }
 
   /** Inserts many new entries at once (seeding a benchmark; a rebuild). */
@@ -183,7 +193,7 @@ export class LinkingStore {
   }
 
   async markPublished(id: Types.ObjectId): Promise<void> {
-    await this.rawLinks.updateOne({ _id: id }, { $set: { published: true } });
+    await this.rawLinks.updateOne(linkingQueries.link(id).filter, { $set: { published: true } });
   }
 }
 

@@ -23,10 +23,11 @@ const event = (id: string): OutboxEntry => ({ id, subject: 's', payload: '{}', c
 const owner = { organization: 'BPS' as const, createdById: new Types.ObjectId().toHexString() };
 
 describe('single-record writes', () => {
-  it('with guarded writes (MongoDB), a write from a stale version changes nothing', async () => {
-    // Two instances of the service: each has its own lock, so only the version condition protects.
-    const a = new RecordRepository(db, { guardedWrites: true });
-    const b = new RecordRepository(db, { guardedWrites: true });
+  it('a write from a stale version changes nothing', async () => {
+    // Two instances of the service: each has its own lock, so only the version condition protects
+    // (on MongoDB; on FerretDB the same filter, by _id and version, is an index lookup too).
+    const a = new RecordRepository(db);
+    const b = new RecordRepository(db);
     await a.init();
     const doc = newRecordDoc(input('G-1'), owner);
     await a.insert(doc);
@@ -40,12 +41,21 @@ describe('single-record writes', () => {
     expect(await a.findById(doc._id)).toMatchObject({ outbox: [], outboxPending: false });
   });
 
-  it('without guarded writes (FerretDB, one writer per record under the lock), writes go by id alone', async () => {
-    const repo = new RecordRepository(db, { guardedWrites: false });
+  it('removes the fields a change unsets (a restored record has no deletedAt at all)', async () => {
+    const repo = new RecordRepository(db);
     const doc = newRecordDoc(input('U-1'), owner);
+    expect(doc).not.toHaveProperty('deletedAt');
     await repo.insert(doc);
-    expect(await repo.updateAtVersion(doc._id, 1, { suspectName: 'Second', version: 2 }, event('e3'))).toBe(true);
-    expect(await repo.findById(doc._id)).toMatchObject({ suspectName: 'Second', version: 2 });
+    const deletedAt = new Date();
+    const set = { deleted: true, deletedAt, deletedById: new Types.ObjectId(), version: 2 };
+    expect(await repo.updateAtVersion(doc._id, 1, set, event('e3'))).toBe(true);
+    expect(await repo.findById(doc._id)).toMatchObject({ deleted: true, deletedAt, version: 2 });
+    const restore = { deleted: false, version: 3 };
+    expect(await repo.updateAtVersion(doc._id, 2, restore, event('e4'), ['deletedAt', 'deletedById'])).toBe(true);
+    const restored = await repo.findById(doc._id);
+    expect(restored).toMatchObject({ deleted: false, version: 3 });
+    expect(restored).not.toHaveProperty('deletedAt');
+    expect(restored).not.toHaveProperty('deletedById');
   });
 
   it('knows the embedded FerretDB from MongoDB', async () => {
@@ -58,18 +68,18 @@ describe('single-record writes', () => {
 describe('linked organizations', () => {
   it('$addToSet adds each organization once, by _id, without touching version, updatedAt or the outbox', async () => {
     // MONGO-COMPAT.md lists $addToSet as safe on FerretDB; this checks it (and what it reports).
-    for (const guardedWrites of [true, false]) {
-      const repo = new RecordRepository(db, { guardedWrites });
+    {
+      const repo = new RecordRepository(db);
       await repo.init();
-      const doc = newRecordDoc(input(`L-${guardedWrites}`), owner, new Date('2024-01-02T03:04:05.000Z'));
-      await repo.insert({ ...doc, outbox: [event(`l-${guardedWrites}`)], outboxPending: true });
+      const doc = newRecordDoc(input('L-1'), owner, new Date('2024-01-02T03:04:05.000Z'));
+      await repo.insert({ ...doc, outbox: [event('l-1')], outboxPending: true });
       expect(await repo.addLinkedOrganization(doc._id, 'FIA')).toBe('added');
       expect(await repo.addLinkedOrganization(doc._id, 'CUS')).toBe('added');
       expect(await repo.addLinkedOrganization(doc._id, 'FIA')).toBe('unchanged');
       const now = await repo.findById(doc._id);
       expect(now?.linkedOrganizations).toEqual(['FIA', 'CUS']);
       expect(now).toMatchObject({ version: 1, updatedAt: doc.updatedAt, outboxPending: true });
-      expect(now?.outbox.map((e) => e.id)).toEqual([`l-${guardedWrites}`]);
+      expect(now?.outbox.map((e) => e.id)).toEqual(['l-1']);
       expect(presentRecord(now as RecordDoc)).toMatchObject({ linked: true, linkedOrganizations: ['CUS', 'FIA'] });
       expect(await repo.addLinkedOrganization(new Types.ObjectId(), 'FIA')).toBe('missing');
     }

@@ -10,7 +10,7 @@ import {
 } from '@nrad/contracts';
 import { isDuplicateKeyError } from '@nrad/service-kit';
 import mongoose, { type Connection, type Model, type mongo, Schema, Types } from 'mongoose';
-import { incidentKey, nameVariants, tokensOf, words } from '../domain/text.ts';
+import { incidentKey, incidentKeyParts, nameCompounds, nameVariants, tokensOf, words } from '../domain/text.ts';
 import { type Cursor, encodeCursor } from './cursor.ts';
 
 /** An event waiting in its record's document until the stream has acknowledged it. */
@@ -44,7 +44,11 @@ export interface StoredFields {
 /** What is derived from the fields for uniqueness and search; rewritten with every change. */
 interface DerivedFields {
   incidentKey: string;
+  /** The key from the start of each of its parts (`incidentKeyParts`): prefix search by part. */
+  incidentKeyParts: string[];
   suspectNameWords: string[];
+  /** Hyphenated parts of the name joined ("mariehelene"): found written either way. */
+  suspectNameCompounds: string[];
   suspectNameVariants: string[];
   searchTokens: string[];
   totalCents: number;
@@ -58,8 +62,12 @@ export interface RecordDoc extends StoredFields, DerivedFields {
   updatedAt: Date;
   version: number;
   deleted: boolean;
-  deletedAt: Date | null;
-  deletedById: Types.ObjectId | null;
+  /**
+   * When and by whom the record was deleted; absent (never null) while it is not, so that the
+   * field holds dates only and the embedded store sorts the deleted list by it in SQL.
+   */
+  deletedAt?: Date;
+  deletedById?: Types.ObjectId;
   outbox: OutboxEntry[];
   outboxPending: boolean;
   /**
@@ -74,8 +82,10 @@ const recordSchema = new Schema<RecordDoc>(
   {
     incidentNumber: { type: String, required: true },
     incidentKey: { type: String, required: true },
+    incidentKeyParts: { type: [String], default: [] },
     suspectName: { type: String, required: true },
     suspectNameWords: { type: [String], default: [] },
+    suspectNameCompounds: { type: [String], default: [] },
     suspectNameVariants: { type: [String], default: [] },
     suspectDob: { type: Date, required: true },
     incidentDate: { type: Date, required: true },
@@ -98,8 +108,8 @@ const recordSchema = new Schema<RecordDoc>(
     updatedAt: { type: Date, required: true },
     version: { type: Number, required: true, min: 1 },
     deleted: { type: Boolean, required: true, default: false },
-    deletedAt: { type: Date, default: null },
-    deletedById: { type: Schema.Types.ObjectId, default: null },
+    deletedAt: { type: Date },
+    deletedById: { type: Schema.Types.ObjectId },
     outbox: {
       type: [
         new Schema<OutboxEntry>(
@@ -119,15 +129,37 @@ const recordSchema = new Schema<RecordDoc>(
   },
   { collection: 'records', versionKey: false },
 );
-// Shaped for MongoDB: equality prefixes first, then the sort (FerretDB builds them too, and filters
-// mostly in memory; see MONGO-COMPAT.md "Performance note").
+/**
+ * The search filters that compare one stored field for equality: each has an index after the
+ * scope (organization, deleted) and before the list's order, so a page and its total are both
+ * read from the index (ADR 0006).
+ */
+export const EQUALITY_SEARCH_FIELDS = [
+  'suspectDob',
+  'incidentDate',
+  'totalCents',
+  'caseCents',
+  'seizedCents',
+  'confiscatedCents',
+  'country',
+  'crimeType',
+  'cyberAssisted',
+] as const satisfies ReadonlyArray<keyof RecordDoc>;
+
+// Equality prefixes first, then the sort: indexes MongoDB and our FerretDB build use alike (on
+// FerretDB an array field's single-field index is kept as an elements table; ADR 0002).
 recordSchema.index({ incidentKey: 1 }, { unique: true });
+recordSchema.index({ incidentKeyParts: 1 });
 recordSchema.index({ organization: 1, deleted: 1, createdAt: -1, _id: -1 });
 recordSchema.index({ deleted: 1, createdAt: -1, _id: -1 });
 recordSchema.index({ organization: 1, deleted: 1, deletedAt: -1, _id: -1 });
+recordSchema.index({ deleted: 1, deletedAt: -1, _id: -1 });
 recordSchema.index({ searchTokens: 1 });
 recordSchema.index({ suspectNameVariants: 1 });
 recordSchema.index({ outboxPending: 1 });
+for (const field of EQUALITY_SEARCH_FIELDS) {
+  recordSchema.index({ organization: 1, deleted: 1, [field]: 1, createdAt: -1, _id: -1 });
+}
 
 /** `YYYY-MM-DD` → that day at UTC midnight, and back. */
 export const dayToDate = (day: string) => new Date(`${day}T00:00:00.000Z`);
@@ -154,22 +186,31 @@ export function storedFields(input: RecordInput): StoredFields {
   };
 }
 
-/** Uniqueness key, name words and variants, free-text tokens and the total amount. */
+/** Uniqueness key and its parts, name words, compounds and variants, free-text tokens, the total. */
 export function derivedFields(f: StoredFields): DerivedFields {
   const nameWords = words(f.suspectName);
+  const compounds = nameCompounds(f.suspectName);
+  const key = incidentKey(f.incidentNumber);
   return {
-    incidentKey: incidentKey(f.incidentNumber),
+    incidentKey: key,
+    incidentKeyParts: incidentKeyParts(key),
     suspectNameWords: nameWords,
-    suspectNameVariants: nameVariants(nameWords),
-    searchTokens: tokensOf(
-      f.incidentNumber,
-      f.suspectName,
-      f.additionalInfo,
-      f.sourceOfRecord,
-      f.crimeType,
-      f.crimeSubtype,
-      f.country,
-    ),
+    suspectNameCompounds: compounds,
+    suspectNameVariants: nameVariants([...nameWords, ...compounds]),
+    searchTokens: [
+      ...new Set([
+        ...tokensOf(
+          f.incidentNumber,
+          f.suspectName,
+          f.additionalInfo,
+          f.sourceOfRecord,
+          f.crimeType,
+          f.crimeSubtype,
+          f.country,
+        ),
+        ...compounds,
+      ]),
+    ],
     totalCents: f.caseCents + f.seizedCents + f.confiscatedCents,
   };
 }
@@ -195,8 +236,6 @@ export function newRecordDoc(
     updatedAt: now,
     version: 1,
     deleted: false,
-    deletedAt: null,
-    deletedById: null,
     outbox: [],
     outboxPending: false,
     linkedOrganizations: [],
@@ -204,7 +243,7 @@ export function newRecordDoc(
 }
 
 /** The record as the API answers with it (SPEC §3): amounts as decimal strings, dates as days. */
-export function presentRecord(d: RecordDoc): CaseRecord {
+export function presentRecord(d: ListedDoc): CaseRecord {
   return {
     id: d._id.toHexString(),
     incidentNumber: d.incidentNumber,
@@ -260,98 +299,63 @@ export type SortField = 'createdAt' | 'deletedAt';
 /** Marks an operator object as built here, so `sanitizeFilter` keeps it (user input never is one). */
 export const op = <T extends object>(o: T): T => mongoose.trusted(o) as T;
 
-/** The records collection. Only this module touches it. */
-export interface RecordRepositoryOptions {
-  /**
-   * Make every single-record write conditional on the version read (`{ _id, version }`): what keeps
-   * several instances from overwriting each other on MongoDB. On FerretDB that condition guards
-   * nothing more than the in-process `KeyedLock` already does (its updates are read-modify-write),
-   * and any filter other than `{ _id }` scans the whole collection, so there writes filter on `_id`
-   * alone (the version was checked under the lock just before). Default: true.
-   */
-  guardedWrites?: boolean;
+/**
+ * A read of the records collection as data: the one place each query's filter, order and size are
+ * written, so that the repository runs it and a test can ask the store how it plans it
+ * (`test/query-plans.test.ts`: every query must use an index).
+ */
+export interface RecordQuery {
+  filter: RecordFilter;
+  sort?: Record<string, 1 | -1>;
+  limit?: number;
+  projection?: Record<string, 0 | 1>;
 }
 
-export class RecordRepository {
-  readonly model: Model<RecordDoc>;
-  private readonly guardedWrites: boolean;
+/**
+ * The fields lists and searches read: those the record is presented with, and the admin list's
+ * total amount. The search fields (tokens, name variants, key parts) and the outbox stay in the
+ * store: on FerretDB our build leaves them out of the documents it reads, which is most of a
+ * record's size (ADR 0002); MongoDB sends less.
+ */
+export const LISTED_FIELDS = [
+  'incidentNumber',
+  'suspectName',
+  'suspectDob',
+  'incidentDate',
+  'caseCents',
+  'seizedCents',
+  'confiscatedCents',
+  'totalCents',
+  'sourceOfRecord',
+  'namlcOrganization',
+  'internationalNexus',
+  'cyberAssisted',
+  'country',
+  'crimeType',
+  'crimeSubtype',
+  'additionalInfo',
+  'organization',
+  'createdById',
+  'createdAt',
+  'updatedAt',
+  'deleted',
+  'deletedAt',
+  'deletedById',
+  'version',
+  'linkedOrganizations',
+] as const satisfies ReadonlyArray<keyof RecordDoc>;
+const listed = Object.fromEntries(LISTED_FIELDS.map((f) => [f, 1 as const]));
 
-  constructor(conn: Connection, options: RecordRepositoryOptions = {}) {
-    this.model = conn.model<RecordDoc>('Record', recordSchema);
-    this.guardedWrites = options.guardedWrites ?? true;
-  }
+/** A record as lists read it. */
+export type ListedDoc = Pick<RecordDoc, '_id' | (typeof LISTED_FIELDS)[number]>;
 
-  /** The filter of a write to one record read at `version`. */
-  private atVersion(id: Types.ObjectId, version: number) {
-    return this.guardedWrites ? { _id: id, version } : { _id: id };
-  }
+/** The newest-first order of a list, with the id breaking ties (a total order: keyset paging). */
+const newestFirst = (sort: SortField) => ({ [sort]: -1 as const, _id: -1 as const });
 
-  async init(): Promise<void> {
-    await this.model.init();
-  }
-
-  /** The driver's collection, typed with the stored document (for single-document writes). */
-  private get raw(): mongo.Collection<RecordDoc> {
-    return this.model.collection as unknown as mongo.Collection<RecordDoc>;
-  }
-
-  /** Inserts a new record with its pending events in one write. */
-  async insert(doc: RecordDoc): Promise<void> {
-    try {
-      await this.raw.insertOne(doc);
-    } catch (err) {
-      if (isDuplicateKeyError(err)) throw new IncidentNumberTakenError();
-      throw err;
-    }
-  }
-
-  /** One record by id (a filter of `_id` alone: an index lookup on MongoDB, the cheapest query on FerretDB). */
-  async findById(id: Types.ObjectId): Promise<RecordDoc | null> {
-    return this.model.findById(id).lean<RecordDoc>();
-  }
-
-  /**
-   * Whether another record holds this incident number. Checked before an edit changes the number:
-   * FerretDB reports a unique-index violation on update as an internal error, not as code 11000
-   * (MongoDB does), so the index alone would give a 500 there; the index still decides races.
-   */
-  async incidentKeyTaken(key: string, exceptId: Types.ObjectId): Promise<boolean> {
-    const found = await this.model
-      .findOne({ incidentKey: key, _id: op({ $ne: exceptId }) })
-      .select({ _id: 1 })
-      .lean();
-    return found !== null;
-  }
-
-  /**
-   * Applies a change (and appends its event) only if the record is still at `version`; resolves
-   * false when someone else changed it first.
-   */
-  async updateAtVersion(
-    id: Types.ObjectId,
-    version: number,
-    set: Partial<RecordDoc>,
-    event: OutboxEntry,
-  ): Promise<boolean> {
-    try {
-      const result = await this.raw.updateOne(this.atVersion(id, version), {
-        $set: { ...set, outboxPending: true },
-        $push: { outbox: event },
-      });
-      return result.matchedCount === 1;
-    } catch (err) {
-      if (isDuplicateKeyError(err)) throw new IncidentNumberTakenError();
-      throw err;
-    }
-  }
-
-  /** One page of the records matching `filter`, newest first by `sort`. */
-  async page(
-    filter: RecordFilter,
-    limit: number,
-    after: Cursor | undefined,
-    sort: SortField,
-  ): Promise<Page<RecordDoc>> {
+/** The queries of the repository (exported for the plan tests). */
+export const recordQueries = {
+  /** One page of the records matching `filter` after `after`, plus one to know whether more follow. */
+  page(filter: RecordFilter, limit: number, after: Cursor | undefined, sort: SortField): RecordQuery {
     const paged = after
       ? {
           $and: [
@@ -365,14 +369,165 @@ export class RecordRepository {
           ],
         }
       : filter;
+    return { filter: paged, sort: newestFirst(sort), limit: limit + 1, projection: listed };
+  },
+  /** The total of a list or search (counted by the store). */
+  count(filter: RecordFilter): RecordQuery {
+    return { filter };
+  },
+  /** The candidates of a name search: id, sort time and name words of every record matching `filter`. */
+  nameCandidates(filter: RecordFilter, sort: SortField): RecordQuery {
+    return {
+      filter,
+      sort: newestFirst(sort),
+      projection: { _id: 1, [sort]: 1, suspectNameWords: 1, suspectNameCompounds: 1 },
+    };
+  },
+  byIds(ids: Types.ObjectId[]): RecordQuery {
+    return { filter: { _id: op({ $in: ids }) }, projection: listed };
+  },
+  /** Another record holding an incident key. */
+  incidentKeyTaken(key: string, exceptId: Types.ObjectId): RecordQuery {
+    return { filter: { incidentKey: key, _id: op({ $ne: exceptId }) }, limit: 1, projection: { _id: 1 } };
+  },
+  /** Which of these ids are records (an import's retry finds the records it made). */
+  existingIds(ids: Types.ObjectId[]): RecordQuery {
+    return { filter: { _id: op({ $in: ids }) }, projection: { _id: 1 } };
+  },
+  /** Which of these incident keys records hold. */
+  takenIncidentKeys(keys: string[]): RecordQuery {
+    return { filter: { incidentKey: op({ $in: keys }) }, projection: { _id: 0, incidentKey: 1 } };
+  },
+  /** Records with events not yet acknowledged by the stream, oldest change first. */
+  pendingEvents(limit: number): RecordQuery {
+    return { filter: { outboxPending: true }, sort: { updatedAt: 1, _id: 1 }, limit, projection: { _id: 1 } };
+  },
+};
+
+/** The records collection. Only this module touches it. */
+export class RecordRepository {
+  readonly model: Model<RecordDoc>;
+
+  constructor(conn: Connection) {
+    this.model = conn.model<RecordDoc>('Record', recordSchema);
+  }
+
+  /**
+   * The filter of a write to one record read at `version`: the write applies only if nobody
+   * changed the record since (atomic on MongoDB; on FerretDB, whose updates are read-modify-write,
+   * the in-process `KeyedLock` serializes writes too). An index lookup by `_id` on both stores.
+   */
+  private atVersion(id: Types.ObjectId, version: number) {
+    return { _id: id, version };
+  }
+
+  async init(): Promise<void> {
+    await this.model.init();
+  }
+
+  /** The driver's collection, typed with the stored document (for single-document writes). */
+  private get raw(): mongo.Collection<RecordDoc> {
+    return this.model.collection as unknown as mongo.Collection<RecordDoc>;
+  }
+
+  /** Runs a read. */
+  private find<T>(q: RecordQuery) {
+    let query = this.model.find(q.filter);
+    if (q.sort) query = query.sort(q.sort);
+    if (q.limit !== undefined) query = query.limit(q.limit);
+    if (q.projection) query = query.select(q.projection);
+    return query.lean<T[]>();
+  }
+
+  /** Inserts a new record with its pending events in one write. */
+  async insert(doc: RecordDoc): Promise<void> {
+    try {
+      await this.raw.insertOne(doc);
+    } catch (err) {
+      if (isDuplicateKeyError(err)) throw new IncidentNumberTakenError();
+      throw err;
+    }
+  }
+
+  /**
+   * Inserts new records (each with its pending events) in one unordered write; resolves the ids of
+   * those refused as duplicates (their `_id` or incident number is taken), having inserted the rest.
+   */
+  async insertMany(docs: RecordDoc[]): Promise<Types.ObjectId[]> {
+    if (docs.length === 0) return [];
+    try {
+      await this.raw.insertMany(docs, { ordered: false });
+      return [];
+    } catch (err) {
+      const writeErrors = (err as { writeErrors?: unknown }).writeErrors;
+      const list = (Array.isArray(writeErrors) ? writeErrors : writeErrors ? [writeErrors] : []) as Array<{
+        index: number;
+        code?: number;
+        err?: { code?: number };
+      }>;
+      if (!list.length || list.some((e) => (e.code ?? e.err?.code) !== 11000)) throw err;
+      return list.map((e) => (docs[e.index] as RecordDoc)._id);
+    }
+  }
+
+  async existingIds(ids: Types.ObjectId[]): Promise<Types.ObjectId[]> {
+    if (ids.length === 0) return [];
+    return (await this.find<{ _id: Types.ObjectId }>(recordQueries.existingIds(ids))).map((d) => d._id);
+  }
+
+  async takenIncidentKeys(keys: string[]): Promise<string[]> {
+    if (keys.length === 0) return [];
+    return (await this.find<{ incidentKey: string }>(recordQueries.takenIncidentKeys(keys))).map((d) => d.incidentKey);
+  }
+
+  /** One record by id (an index lookup on every store). */
+  async findById(id: Types.ObjectId): Promise<RecordDoc | null> {
+    return this.model.findById(id).lean<RecordDoc>();
+  }
+
+  /**
+   * Whether another record holds this incident number. Checked before an edit changes the number:
+   * FerretDB reports a unique-index violation on update as an internal error, not as code 11000
+   * (MongoDB does), so the index alone would give a 500 there; the index still decides races.
+   */
+  async incidentKeyTaken(key: string, exceptId: Types.ObjectId): Promise<boolean> {
+    return (await this.find(recordQueries.incidentKeyTaken(key, exceptId))).length > 0;
+  }
+
+  /**
+   * Applies a change (and appends its event) only if the record is still at `version`; resolves
+   * false when someone else changed it first. `unset` names fields the change removes.
+   */
+  async updateAtVersion(
+    id: Types.ObjectId,
+    version: number,
+    set: Partial<RecordDoc>,
+    event: OutboxEntry,
+    unset: ReadonlyArray<keyof RecordDoc> = [],
+  ): Promise<boolean> {
+    try {
+      const result = await this.raw.updateOne(this.atVersion(id, version), {
+        $set: { ...set, outboxPending: true },
+        $push: { outbox: event },
+        ...(unset.length ? { $unset: Object.fromEntries(unset.map((f) => [f, ''])) } : {}),
+      });
+      return result.matchedCount === 1;
+    } catch (err) {
+      if (isDuplicateKeyError(err)) throw new IncidentNumberTakenError();
+      throw err;
+    }
+  }
+
+  /** One page of the records matching `filter`, newest first by `sort`, and their total. */
+  async page(
+    filter: RecordFilter,
+    limit: number,
+    after: Cursor | undefined,
+    sort: SortField,
+  ): Promise<Page<ListedDoc>> {
     const [docs, total] = await Promise.all([
-      this.model
-        .find(paged)
-        .sort({ [sort]: -1, _id: -1 })
-        .limit(limit + 1)
-        .select({ outbox: 0 })
-        .lean<RecordDoc[]>(),
-      this.model.countDocuments(filter),
+      this.find<ListedDoc>(recordQueries.page(filter, limit, after, sort)),
+      this.count(filter),
     ]);
     const items = docs.slice(0, limit);
     const last = items.at(-1);
@@ -381,25 +536,31 @@ export class RecordRepository {
     return { items, total, nextCursor };
   }
 
-  /** Id, sort time and name words of every record matching `filter` (for in-code name matching). */
+  /** How many records match `filter`. */
+  async count(filter: RecordFilter): Promise<number> {
+    return this.model.countDocuments(recordQueries.count(filter).filter);
+  }
+
+  /** Id, sort time, name words and compounds of every record matching `filter` (for in-code name matching). */
   async nameCandidates(
     filter: RecordFilter,
     sort: SortField,
-  ): Promise<Array<{ _id: Types.ObjectId; time: Date; suspectNameWords: string[] }>> {
-    const docs = await this.model
-      .find(filter)
-      .sort({ [sort]: -1, _id: -1 })
-      .select({ _id: 1, [sort]: 1, suspectNameWords: 1 })
-      .lean<Array<Pick<RecordDoc, '_id' | 'suspectNameWords' | 'createdAt' | 'deletedAt'>>>();
-    return docs.map((d) => ({ _id: d._id, time: d[sort] as Date, suspectNameWords: d.suspectNameWords }));
+  ): Promise<Array<{ _id: Types.ObjectId; time: Date; suspectNameWords: string[]; suspectNameCompounds: string[] }>> {
+    const docs = await this.find<
+      Pick<RecordDoc, '_id' | 'suspectNameWords' | 'suspectNameCompounds' | 'createdAt' | 'deletedAt'>
+    >(recordQueries.nameCandidates(filter, sort));
+    return docs.map((d) => ({
+      _id: d._id,
+      time: d[sort] as Date,
+      suspectNameWords: d.suspectNameWords,
+      // absent on documents stored before compounds
+      suspectNameCompounds: d.suspectNameCompounds ?? [],
+    }));
   }
 
-  async findByIds(ids: Types.ObjectId[]): Promise<RecordDoc[]> {
+  async findByIds(ids: Types.ObjectId[]): Promise<ListedDoc[]> {
     if (ids.length === 0) return [];
-    return this.model
-      .find({ _id: op({ $in: ids }) })
-      .select({ outbox: 0 })
-      .lean<RecordDoc[]>();
+    return this.find<ListedDoc>(recordQueries.byIds(ids));
   }
 
   /**
@@ -408,8 +569,7 @@ export class RecordRepository {
    * an edit: `version`, `updatedAt` and the outbox stay as they are, so no event is emitted and an
    * editor's `If-Match` stays valid. `$addToSet` makes a redelivery a no-op (atomic on MongoDB,
    * where no version condition is needed; read-modify-write inside FerretDB, so callers hold the
-   * record's `KeyedLock` like every other write). The filter is `_id` alone, as on every FerretDB
-   * write (see `guardedWrites`).
+   * record's `KeyedLock` like every other write).
    */
   async addLinkedOrganization(
     id: Types.ObjectId,
@@ -422,18 +582,26 @@ export class RecordRepository {
 
   /** Records with events not yet acknowledged by the stream, oldest change first. */
   async withPendingEvents(limit: number): Promise<Types.ObjectId[]> {
-    const docs = await this.model
-      .find({ outboxPending: true })
-      .sort({ updatedAt: 1, _id: 1 })
-      .limit(limit)
-      .select({ _id: 1 })
-      .lean<Array<{ _id: Types.ObjectId }>>();
+    const docs = await this.find<{ _id: Types.ObjectId }>(recordQueries.pendingEvents(limit));
     return docs.map((d) => d._id);
   }
 
   /** The pending events of one record and the version they belong to. */
   async outboxOf(id: Types.ObjectId): Promise<{ version: number; outbox: OutboxEntry[] } | null> {
     return this.model.findById(id).select({ version: 1, outbox: 1 }).lean<{ version: number; outbox: OutboxEntry[] }>();
+  }
+
+  /**
+   * Clears the outbox of records still at their first version whose only event was published (an
+   * import's records); resolves how many were cleared. Callers hold the records' locks.
+   */
+  async clearFirstOutboxes(ids: Types.ObjectId[]): Promise<number> {
+    if (ids.length === 0) return 0;
+    const result = await this.raw.updateMany(
+      { _id: op({ $in: ids }), version: 1, outboxPending: true },
+      { $set: { outbox: [], outboxPending: false } },
+    );
+    return result.modifiedCount;
   }
 
   /** Replaces the pending events of a record still at `version`; false when it changed meanwhile. */

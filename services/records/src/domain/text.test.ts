@@ -3,6 +3,9 @@ import {
   deletionVariants,
   escapeRegex,
   incidentKey,
+  incidentKeyParts,
+  incidentPrefix,
+  nameCompounds,
   nameMatches,
   normalizeText,
   tokensOf,
@@ -69,5 +72,43 @@ describe('one typo per word', () => {
     expect(nameMatches(['ann', 'anne'], ['anne', 'ann'])).toBe(true);
     expect(nameMatches(['maria'], ['ana', 'maria', 'lopez'])).toBe(true);
     expect(nameMatches(['peter'], ['ana', 'maria'])).toBe(false);
+  });
+});
+
+describe('incident number parts', () => {
+  it('starts the key at each of its parts', () => {
+    expect(incidentKeyParts('BPS-2026-001')).toEqual(['BPS-2026-001', '2026-001', '001']);
+    expect(incidentKeyParts('CUS/2023/55')).toEqual(['CUS/2023/55', '2023/55', '55']);
+    expect(incidentKeyParts('A.B C--D')).toEqual(['A.B C--D', 'B C--D', 'C--D', 'D']);
+    expect(incidentKeyParts('X-')).toEqual(['X-']);
+    expect(incidentKeyParts('7')).toEqual(['7']);
+  });
+
+  it('searches by the start of a number as its key without leading separators', () => {
+    expect(incidentPrefix(' 2026-001 ')).toBe('2026-001');
+    expect(incidentPrefix('-/2026')).toBe('2026');
+    expect(incidentPrefix('---')).toBe('');
+  });
+});
+
+describe('names in several parts', () => {
+  it('joins the parts of a name written as one word', () => {
+    expect(nameCompounds('Marie-Hélène Dubois')).toEqual(['mariehelene']);
+    expect(nameCompounds("Seán O'Brien-Smith")).toEqual(['obriensmith']);
+    expect(nameCompounds('John Smith')).toEqual([]);
+    expect(nameCompounds(null)).toEqual([]);
+  });
+
+  it('matches a compound in place of its parts, and its parts in place of it, never both', () => {
+    const words = ['marie', 'helene', 'dubois'];
+    const compounds = ['mariehelene'];
+    expect(nameMatches(['mariehelene', 'dubois'], words, compounds)).toBe(true);
+    expect(nameMatches(['marie', 'helene', 'dubois'], words, compounds)).toBe(true);
+    expect(nameMatches(['mariehelen', 'dubois'], words, compounds)).toBe(true); // one typo
+    expect(nameMatches(['dubois', 'mariehelene'], words, compounds)).toBe(true);
+    expect(nameMatches(['mariehelene', 'helene'], words, compounds)).toBe(false);
+    expect(nameMatches(['mariehelene'], words, [])).toBe(false);
+    // a compound that does not join consecutive words of the name is never used
+    expect(nameMatches(['helenemarie'], words, ['helenemarie'])).toBe(false);
   });
 });

@@ -31,6 +31,42 @@ export function incidentKey(incidentNumber: string): string {
   return incidentNumber.trim().replace(/\s+/g, ' ').toUpperCase();
 }
 
+/** What separates the parts of an incident number. */
+const INCIDENT_PART_SEPARATOR = /[-/. ]+/g;
+
+/**
+ * An incident key from the start of each of its parts ("BPS-2026-001" → "BPS-2026-001",
+ * "2026-001", "001"): searching by the start of a number or of any of its parts is then a search
+ * by prefix of one of these.
+ */
+export function incidentKeyParts(key: string): string[] {
+  const parts = [key];
+  for (const m of key.matchAll(INCIDENT_PART_SEPARATOR)) {
+    const rest = key.slice(m.index + m[0].length);
+    if (rest) parts.push(rest);
+  }
+  return [...new Set(parts)];
+}
+
+/** The start of an incident number as searched: its key without leading separators. */
+export function incidentPrefix(searched: string): string {
+  return incidentKey(searched).replace(/^[-/. ]+/, '');
+}
+
+/**
+ * The names written as one word of several parts, joined ("Marie-Hélène" → "mariehelene",
+ * "O'Brien" → "obrien"): a name is then found with its parts written apart or together.
+ */
+export function nameCompounds(text: string | null | undefined): string[] {
+  if (!text) return [];
+  const out = new Set<string>();
+  for (const chunk of text.split(/\s+/)) {
+    const parts = normalizeText(chunk).split(' ').filter(Boolean);
+    if (parts.length > 1) out.add(parts.join(''));
+  }
+  return [...out];
+}
+
 /** Words shorter than this must match exactly (one typo in "Li" would match half the register). */
 export const MIN_FUZZY_WORD = 3;
 
@@ -72,11 +108,44 @@ export function withinOneEdit(a: string, b: string): boolean {
   return la > lb ? a.slice(i + 1) === b.slice(i) : a.slice(i) === b.slice(i + 1);
 }
 
+/** Compounds of a name tried in place of their parts, at most (2^n ways of reading the name). */
+const MAX_COMPOUNDS = 4;
+
 /**
  * Whether a suspect's name matches what was searched for: every searched word is within one edit
- * of a different word of the name, in any order, ignoring case and accents.
+ * of a different word of the name, in any order, ignoring case and accents. A compound of the name
+ * ("mariehelene" of "Marie-Hélène") may stand for its parts: "mariehelene dubois" and "marie
+ * helene dubois" both find "Marie-Hélène Dubois".
  */
-export function nameMatches(queryWords: readonly string[], nameWords: readonly string[]): boolean {
+export function nameMatches(
+  queryWords: readonly string[],
+  nameWords: readonly string[],
+  compounds: readonly string[] = [],
+): boolean {
+  if (wordsMatch(queryWords, nameWords)) return true;
+  // Each compound replaces the consecutive words it joins.
+  const spans = compounds.slice(0, MAX_COMPOUNDS).flatMap((c) => {
+    for (let i = 0; i < nameWords.length; i++) {
+      let joined = '';
+      for (let j = i; j < nameWords.length && joined.length < c.length; j++) {
+        joined += nameWords[j];
+        if (joined === c && j > i) return [{ compound: c, from: i, to: j }];
+      }
+    }
+    return [];
+  });
+  for (let chosen = 1; chosen < 1 << spans.length; chosen++) {
+    const used = spans.filter((_, k) => chosen & (1 << k));
+    const overlapping = used.some((a, x) => used.some((b, y) => x < y && a.from <= b.to && b.from <= a.to));
+    if (overlapping) continue;
+    const units = nameWords.filter((_, i) => !used.some((s) => i >= s.from && i <= s.to));
+    if (wordsMatch(queryWords, [...units, ...used.map((s) => s.compound)])) return true;
+  }
+  return false;
+}
+
+/** Every searched word within one edit of a different one of the words. */
+function wordsMatch(queryWords: readonly string[], nameWords: readonly string[]): boolean {
   const used = new Set<number>();
   // Exact matches first, so "ann anne" does not spend "anne" on the fuzzy "ann".
   const pending: string[] = [];

@@ -3,6 +3,9 @@ import type { Types } from 'mongoose';
 import type { OutboxEntry, RecordRepository } from '../data/records.ts';
 import type { KeyedLock } from '../lib/keyed-lock.ts';
 
+/** Events of an import published at once (in flight to JetStream). */
+const IMPORT_PUBLISHING = 64;
+
 export interface RelayOptions {
   records: RecordRepository;
   bus: Bus;
@@ -22,8 +25,8 @@ export interface RelayOptions {
  * `sweepMs` picks up what an earlier run or another instance left (a crash, a restart). A
  * re-publish carries the same `Nats-Msg-Id`, so the stream keeps it once.
  *
- * The sweep is a query on `outboxPending` (indexed on MongoDB; a scan on FerretDB, hence the
- * long default interval and the in-memory retries).
+ * The sweep is a query on `outboxPending` (an index read on MongoDB and on our FerretDB build); the
+ * in-memory retries make a long default interval enough.
  */
 export class OutboxRelay {
   private readonly running = new Map<string, Promise<boolean>>();
@@ -78,6 +81,44 @@ export class OutboxRelay {
       this.retry.set(id.toHexString(), id);
       this.options.logger.warn({ err }, 'outbox relay failed; will retry');
     });
+  }
+
+  /**
+   * Relays the `created` events of records just inserted together (an import), with one write for
+   * all instead of a read and a write per record: publishes them (`IMPORT_PUBLISHING` at a time),
+   * then, holding the records' locks, clears the outboxes of those still at version 1. A record
+   * whose event could not be published, or that changed meanwhile, is relayed on its own.
+   */
+  relayCreated(docs: ReadonlyArray<{ _id: Types.ObjectId; outbox: readonly OutboxEntry[] }>): void {
+    if (this.stopped || docs.length === 0) return;
+    const p = this.publishCreated(docs)
+      .catch((err: unknown) => {
+        this.options.logger.warn({ err }, 'relaying imported records failed; relaying them one by one');
+        for (const doc of docs) this.kick(doc._id, doc.outbox);
+      })
+      .finally(() => this.busy.delete(p));
+    this.busy.add(p); // stop() waits for it
+  }
+
+  private async publishCreated(docs: ReadonlyArray<{ _id: Types.ObjectId; outbox: readonly OutboxEntry[] }>) {
+    const published: Types.ObjectId[] = [];
+    let next = 0;
+    const worker = async () => {
+      for (let i = next++; i < docs.length; i = next++) {
+        const doc = docs[i] as (typeof docs)[number];
+        const [event] = doc.outbox;
+        if (doc.outbox.length === 1 && event && (await this.publish(event))) published.push(doc._id);
+        else this.kick(doc._id, doc.outbox);
+      }
+    };
+    await Promise.all(Array.from({ length: Math.min(IMPORT_PUBLISHING, docs.length) }, worker));
+    const { records, lock } = this.options;
+    const cleared = await lock.runAll(
+      published.map((id) => id.toHexString()),
+      () => records.clearFirstOutboxes(published),
+    );
+    // Some changed since their insert (an edit appended an event): each is relayed on its own.
+    if (cleared < published.length) for (const id of published) this.kick(id);
   }
 
   /** Retries the records of this process whose events could not be published. */

@@ -1,10 +1,18 @@
 import Router from '@koa/router';
-import { NEXT_CURSOR_HEADER, type PageQuery, PageQuerySchema, TOTAL_COUNT_HEADER } from '@nrad/contracts';
-import { adminOf, parse, type ServiceState, userOf } from '@nrad/service-kit';
+import {
+  NEXT_CURSOR_HEADER,
+  type PageQuery,
+  PageQuerySchema,
+  RecordImportRequestSchema,
+  type RecordImportResponse,
+  TOTAL_COUNT_HEADER,
+} from '@nrad/contracts';
+import { adminOf, parse, requireServiceCaller, type ServiceState, userOf } from '@nrad/service-kit';
 import type Koa from 'koa';
 import type { DropdownRepository } from '../data/dropdowns.ts';
 import type { Page } from '../data/records.ts';
 import * as dropdowns from '../use-cases/dropdowns.ts';
+import { importRecords } from '../use-cases/import.ts';
 import * as records from '../use-cases/records.ts';
 
 type Ctx = Koa.ParameterizedContext<ServiceState>;
@@ -87,6 +95,25 @@ export function apiRoutes(deps: records.RecordDeps & { dropdowns: DropdownReposi
   router.put('/dropdown-options/:type', async (ctx) => {
     const admin = adminOf(ctx.state);
     ctx.body = await dropdowns.replaceOptions(deps.dropdowns, admin, ctx.params.type ?? '', ctx.request.body);
+  });
+
+  return router;
+}
+
+/** The path the ingest worker creates a batch upload's rows through (ARCHITECTURE.md "Queues"). */
+export const IMPORT_PATH = '/internal/records/import';
+
+/**
+ * Paths only other services call (service identity); the gateway never routes /internal from
+ * outside. The import's JSON body may be large (up to `RECORD_IMPORT_MAX_ITEMS` rows).
+ */
+export function internalRoutes(deps: records.RecordDeps) {
+  const router = new Router<ServiceState>({ prefix: '/internal' });
+  router.use(requireServiceCaller());
+
+  router.post('/records/import', async (ctx) => {
+    const { owner, items } = parse(RecordImportRequestSchema, ctx.request.body);
+    ctx.body = { results: await importRecords(deps, { owner, items }) } satisfies RecordImportResponse;
   });
 
   return router;

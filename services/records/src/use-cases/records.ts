@@ -28,6 +28,7 @@ import {
   dayToDate,
   derivedFields,
   IncidentNumberTakenError,
+  type ListedDoc,
   newRecordDoc,
   type OutboxEntry,
   op,
@@ -39,7 +40,7 @@ import {
   type SortField,
   storedFields,
 } from '../data/records.ts';
-import { deletionVariants, escapeRegex, incidentKey, nameMatches, words } from '../domain/text.ts';
+import { deletionVariants, escapeRegex, incidentPrefix, nameMatches, words } from '../domain/text.ts';
 import type { OutboxRelay } from '../events/outbox-relay.ts';
 import type { KeyedLock } from '../lib/keyed-lock.ts';
 
@@ -84,7 +85,12 @@ const actorOf = (user: UserIdentity): Actor => ({
   organization: user.organization,
 });
 
-function outboxEntry(prefix: string, type: RecordEventType, user: UserIdentity, record: CaseRecord): OutboxEntry {
+export function outboxEntry(
+  prefix: string,
+  type: RecordEventType,
+  user: UserIdentity,
+  record: CaseRecord,
+): OutboxEntry {
   const event: RecordEvent = {
     id: randomUUID(),
     type,
@@ -101,30 +107,50 @@ export function parseRecordId(id: string): Types.ObjectId {
   return new Types.ObjectId(id);
 }
 
+/** The option lists ADMIN keeps, by lower-case value (read once for a whole import). */
+export interface OptionLists {
+  sources: Map<string, string>;
+  countries: Map<string, string>;
+}
+
+export async function optionLists(deps: RecordDeps): Promise<OptionLists> {
+  const [sources, countries] = await Promise.all([deps.dropdowns.list('source'), deps.dropdowns.list('country')]);
+  const byLower = (values: string[]) => new Map(values.map((v) => [v.toLowerCase(), v]));
+  return {
+    sources: byLower(sources.map((o) => o.value)),
+    countries: byLower([DEFAULT_COUNTRY, ...countries.map((o) => o.value)]),
+  };
+}
+
 /**
  * Source and country must be options of the lists ADMIN keeps (letter case aside; the option's own
  * spelling is stored). A value the record already has stays acceptable after ADMIN removes it from
- * the list, so old records remain editable.
+ * the list, so old records remain editable. The canonical values, or each field's problem.
  */
+export function checkOptionsIn(
+  lists: OptionLists,
+  input: { sourceOfRecord: string; country: string },
+  current?: { sourceOfRecord: string; country: string },
+): { values: { sourceOfRecord: string; country: string } } | { errors: Array<{ field: string; message: string }> } {
+  const pick = (value: string, options: Map<string, string>, kept: string | undefined) =>
+    value === kept ? value : options.get(value.toLowerCase());
+  const source = pick(input.sourceOfRecord, lists.sources, current?.sourceOfRecord);
+  const country = pick(input.country, lists.countries, current?.country);
+  const errors: Array<{ field: string; message: string }> = [];
+  if (!source) errors.push({ field: 'sourceOfRecord', message: 'must be one of the Source of Record options' });
+  if (!country) errors.push({ field: 'country', message: 'must be one of the country options' });
+  if (errors.length) return { errors };
+  return { values: { sourceOfRecord: source as string, country: country as string } };
+}
+
 async function checkOptions(
   deps: RecordDeps,
   input: { sourceOfRecord: string; country: string },
   current?: { sourceOfRecord: string; country: string },
 ) {
-  const [sources, countries] = await Promise.all([deps.dropdowns.list('source'), deps.dropdowns.list('country')]);
-  const pick = (value: string, options: string[], kept: string | undefined) =>
-    value === kept ? value : options.find((o) => o.toLowerCase() === value.toLowerCase());
-  const source = pick(
-    input.sourceOfRecord,
-    sources.map((o) => o.value),
-    current?.sourceOfRecord,
-  );
-  const country = pick(input.country, [DEFAULT_COUNTRY, ...countries.map((o) => o.value)], current?.country);
-  const problems: string[] = [];
-  if (!source) problems.push('sourceOfRecord: must be one of the Source of Record options');
-  if (!country) problems.push('country: must be one of the country options');
-  if (problems.length) throw validationError(problems.join('; '));
-  return { sourceOfRecord: source as string, country: country as string };
+  const checked = checkOptionsIn(await optionLists(deps), input, current);
+  if ('errors' in checked) throw validationError(checked.errors.map((e) => `${e.field}: ${e.message}`).join('; '));
+  return checked.values;
 }
 
 export async function createRecord(deps: RecordDeps, user: UserIdentity, body: unknown): Promise<CaseRecord> {
@@ -172,12 +198,15 @@ async function changeRecord(
   const result = await deps.lock.run(id.toHexString(), async () => {
     const current = await scopedRecord(deps, user, id, deleted);
     if (!current) throw notFound(RECORD_NOT_FOUND);
-    const set = { ...(await change(current)), version: current.version + 1, updatedAt: new Date() };
-    const record = presentRecord({ ...current, ...set });
+    const changed = { ...(await change(current)), version: current.version + 1, updatedAt: new Date() };
+    const record = presentRecord({ ...current, ...changed });
     const event = outboxEntry(deps.subjectPrefix, type, user, record);
+    // A field the change sets to undefined is removed from the document.
+    const set = Object.fromEntries(Object.entries(changed).filter(([, v]) => v !== undefined));
+    const unset = Object.keys(changed).filter((k) => changed[k as keyof typeof changed] === undefined);
     let applied: boolean;
     try {
-      applied = await deps.records.updateAtVersion(id, current.version, set, event);
+      applied = await deps.records.updateAtVersion(id, current.version, set, event, unset as Array<keyof RecordDoc>);
     } catch (err) {
       if (err instanceof IncidentNumberTakenError)
         throw conflict(INCIDENT_NUMBER_TAKEN, ERROR_CODES.incidentNumberTaken);
@@ -229,8 +258,8 @@ export function deleteRecord(deps: RecordDeps, user: UserIdentity, id: string): 
 export function restoreRecord(deps: RecordDeps, user: UserIdentity, id: string): Promise<CaseRecord> {
   return changeRecord(deps, user, parseRecordId(id), 'restored', true, () => ({
     deleted: false,
-    deletedAt: null,
-    deletedById: null,
+    deletedAt: undefined, // removed: the field holds dates only (ADR 0006)
+    deletedById: undefined,
   }));
 }
 
@@ -256,7 +285,7 @@ export async function recordLink(
   }
 }
 
-function presentPage(page: Page<RecordDoc>): Page<CaseRecord> {
+function presentPage(page: Page<ListedDoc>): Page<CaseRecord> {
   return { ...page, items: page.items.map(presentRecord) };
 }
 
@@ -298,7 +327,11 @@ export function searchFilter(user: UserIdentity, s: RecordSearch): RecordFilter 
   for (const word of textWords) {
     and.push({ searchTokens: op({ $regex: `^${escapeRegex(word)}` }) });
   }
-  if (s.incidentNumber) and.push({ incidentKey: op({ $regex: `^${escapeRegex(incidentKey(s.incidentNumber))}` }) });
+  if (s.incidentNumber) {
+    // The start of the number or of any of its parts ("2026-001" finds "BPS-2026-001").
+    const prefix = incidentPrefix(s.incidentNumber);
+    and.push(prefix ? { incidentKeyParts: op({ $regex: `^${escapeRegex(prefix)}` }) } : nothing());
+  }
   const nameWords = words(s.suspectName);
   if (s.suspectName && nameWords.length === 0) and.push(nothing());
   for (const word of nameWords) and.push({ suspectNameVariants: op({ $in: deletionVariants(word) }) });
@@ -333,7 +366,7 @@ export async function searchRecords(
 
   // Name search: the stored variants narrow the candidates; the edit distance decides here.
   const candidates = await deps.records.nameCandidates(filter, 'createdAt');
-  const matching = candidates.filter((c) => nameMatches(nameWords, c.suspectNameWords));
+  const matching = candidates.filter((c) => nameMatches(nameWords, c.suspectNameWords, c.suspectNameCompounds));
   let start = 0;
   if (paging.cursor) {
     const after = decodeCursor(paging.cursor);

@@ -63,6 +63,14 @@ function stateOfDoc(doc: StateDoc): [string, RecordState] {
   return [_id.toHexString(), state];
 }
 
+/**
+ * The write of one record's state, by `_id` (exported for the plan test: an index lookup on every
+ * store). Loading the model at start reads the collection whole, on purpose.
+ */
+export const statsQueries = {
+  state: (id: Types.ObjectId) => ({ filter: { _id: id } }),
+};
+
 /** The stats service's database: the per-record states. Only this module touches it. */
 export class StatsStore {
   readonly states: Model<StateDoc>;
@@ -89,7 +97,7 @@ export class StatsStore {
   /** Writes a record's state, replacing the stored one whole (an upsert by `_id`, an index write). */
   async save(id: string, state: RecordState): Promise<void> {
     const doc = docOf(id, state);
-    await this.collection().replaceOne({ _id: doc._id }, doc, { upsert: true });
+    await this.collection().replaceOne(statsQueries.state(doc._id).filter, doc, { upsert: true });
   }
 
   /**

@@ -1,0 +1,285 @@
+/**
+ * A batch upload of N rows end to end (issue 17): a seeded generator writes an .xlsx of N police
+ * rows (about `invalidPercent` of them invalid, about `nearPercent` near-duplicates of suspects the
+ * intelligence agency holds); the run times SheetJS reading the same file alone (the ingest
+ * service's own `readRows`), then, through the gateway, upload → job done → every valid record
+ * readable (the police list's total) → the Dashboard counting them → every expected auto-link
+ * created, and reads the ingest process's peak RSS (VmHWM). The intelligence records are written
+ * into the records, linking and stats stores before the services start (as bench:screens does).
+ */
+import { readFileSync } from 'node:fs';
+import { performance } from 'node:perf_hooks';
+import type { BatchUploadResult, CaseRecord, DashboardStats, IngestJob } from '@nrad/contracts';
+import { waitUntil } from '@nrad/infra';
+import { TEMPLATE_COLUMNS } from '@nrad/ingest-service/template';
+import { readRows } from '@nrad/ingest-service/workbook';
+import { importedRecordId } from '@nrad/records-service/import';
+import mongoose from 'mongoose';
+import * as XLSX from 'xlsx';
+import { type RunContext, signInAgencyUsers, startBenchSystem } from './harness.ts';
+import { machine } from './report.ts';
+import { NAME_VARIATIONS, Random, recordBody } from './seed.ts';
+import { seedRecords, unsignedOwners } from './seeding.ts';
+import { openServiceStores, type ServiceStores, servicesWriter } from './stores.ts';
+
+export { Cleanup } from './harness.ts';
+
+export interface IngestBenchOptions extends RunContext {
+  /** Rows of the uploaded file. */
+  n: number;
+  seed: number;
+  /** Percent of rows that are invalid (a date of birth after the incident, or a bad amount). */
+  invalidPercent: number;
+  /** Percent of rows whose suspect is an intelligence record's, under a name variation. */
+  nearPercent: number;
+}
+
+export interface IngestReport {
+  machine: ReturnType<typeof machine>;
+  store: string;
+  n: number;
+  fileBytes: number;
+  invalid: number;
+  near: number;
+  /** SheetJS reading the file in this process (`readRows`), ms. */
+  parseMs: number;
+  /** From sending the upload: its 202, the job done, all records readable, counted, linked (ms). */
+  acceptedMs: number;
+  jobMs: number;
+  readableMs: number;
+  statsMs: number;
+  linkedMs: number;
+  result: BatchUploadResult;
+  /** Expected auto-links found when the run stopped waiting. */
+  linksFound: number;
+  /** The ingest process's peak resident memory (VmHWM), bytes; undefined where /proc has none. */
+  workerPeakRss?: number;
+  notes: string[];
+}
+
+/** How long each stage may take before the run reports what it got. */
+const STAGE_TIMEOUT_MS = 30 * 60_000;
+
+/** A generated row as the template's columns hold it (dates and amounts as text, Yes/No). */
+function rowOf(body: Record<string, unknown>): unknown[] {
+  return TEMPLATE_COLUMNS.map(({ field }) => {
+    const v = body[field];
+    if (typeof v === 'boolean') return v ? 'Yes' : 'No';
+    return v ?? '';
+  });
+}
+
+interface Generated {
+  file: Uint8Array;
+  /** 0-based indexes of the rows that are invalid / near-duplicates (row number = index + 2). */
+  invalid: Set<number>;
+  /** Row index → the intelligence record it duplicates. */
+  near: Map<number, string>;
+}
+
+/** The police file: N rows, some invalid, some near-duplicates of `intelligence` records. */
+function generateFile(
+  n: number,
+  rng: Random,
+  invalidShare: number,
+  nearShare: number,
+  intelligence: readonly CaseRecord[],
+): Generated {
+  const rows: unknown[][] = [TEMPLATE_COLUMNS.map((c) => c.title)];
+  const invalid = new Set<number>();
+  const near = new Map<number, string>();
+  const now = new Date();
+  let nearUsed = 0;
+  for (let i = 0; i < n; i++) {
+    const body = recordBody(rng, 'BPS', `U${String(i + 1).padStart(6, '0')}`, now);
+    if (rng.chance(invalidShare)) {
+      invalid.add(i);
+      if (rng.chance(0.5)) body.suspectDob = body.incidentDate;
+      else body.caseAmount = '12.345';
+    } else if (nearUsed < intelligence.length && rng.chance(nearShare)) {
+      const source = intelligence[nearUsed++] as CaseRecord;
+      const variation = rng.pick(NAME_VARIATIONS);
+      Object.assign(body, {
+        suspectName: variation.apply(rng, source.suspectName),
+        suspectDob: source.suspectDob,
+        incidentDate: source.incidentDate,
+        caseAmount: source.caseAmount,
+      });
+      near.set(i, source.id);
+    }
+    rows.push(rowOf(body));
+  }
+  const wb = XLSX.utils.book_new();
+  XLSX.utils.book_append_sheet(wb, XLSX.utils.aoa_to_sheet(rows), 'Records');
+  const file = new Uint8Array(XLSX.write(wb, { type: 'array', bookType: 'xlsx', compression: true }) as ArrayBuffer);
+  return { file, invalid, near };
+}
+
+/** Peak resident memory of a process (VmHWM of /proc/<pid>/status), bytes. */
+function peakRss(pid: number | undefined): number | undefined {
+  if (pid === undefined) return undefined;
+  try {
+    const m = /^VmHWM:\s+(\d+) kB$/m.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
+    return m ? Number(m[1]) * 1024 : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** Polls `check` until it gives a value (infra's waitUntil), or fails naming `what`. */
+async function until<T>(what: string, timeoutMs: number, check: () => Promise<T | undefined>): Promise<T> {
+  let got: T | undefined;
+  await waitUntil(
+    what,
+    async () => {
+      got = await check();
+      return got !== undefined;
+    },
+    timeoutMs,
+  );
+  return got as T;
+}
+
+export async function runIngestBench(options: IngestBenchOptions): Promise<IngestReport> {
+  const { env, log, cleanup } = options;
+  const host = machine();
+  const rng = new Random(options.seed);
+  const nearCount = Math.max(1, Math.round((options.n * options.nearPercent) / 100));
+  const notes: string[] = [];
+
+  // The intelligence agency's history (the near-duplicates' originals), written before the start.
+  const intelligence: CaseRecord[] = [];
+  let stores: ServiceStores | undefined;
+  const seedIntelligence = async (infra: { mongoUrl: string }) => {
+    const s = await openServiceStores(infra.mongoUrl, env);
+    stores = s;
+    cleanup.add(() => s.conn.close());
+    const owners = unsignedOwners().filter((o) => o.agency === 'FIA');
+    const writer = servicesWriter(s);
+    await seedRecords(owners, nearCount, rng, log, async (docs) => {
+      intelligence.push(...(await writer.write(docs)));
+    });
+    await writer.finish();
+  };
+
+  log(`Generating ${options.n.toLocaleString('en-US')} rows...`);
+  const { system, base, guard } = await startBenchSystem({ ...options, beforeServices: seedIntelligence });
+  return guard(async () => {
+    const generated = generateFile(
+      options.n,
+      rng,
+      options.invalidPercent / 100,
+      options.nearPercent / 100,
+      intelligence,
+    );
+    const fileBytes = generated.file.length;
+    log(
+      `File: ${(fileBytes / 1024 / 1024).toFixed(1)} MB, ${generated.invalid.size} invalid rows, ${generated.near.size} near-duplicates`,
+    );
+
+    log('Reading it with SheetJS alone (readRows)...');
+    const parseStarted = performance.now();
+    const table = readRows(generated.file, 'xlsx', { maxRows: options.n, maxCellChars: 10_000 });
+    const parseMs = performance.now() - parseStarted;
+    if (table.rows.length !== options.n) notes.push(`readRows read ${table.rows.length} rows of ${options.n}`);
+
+    const [police] = await signInAgencyUsers(base, Date.now().toString(36));
+    if (police?.agency !== 'BPS') throw new Error('no police user');
+    const expected = options.n - generated.invalid.size;
+
+    log('Uploading through the gateway (POST /api/records/batch-upload?async=1)...');
+    const form = new FormData();
+    form.append('file', new Blob([generated.file]), 'bench-upload.xlsx');
+    const started = performance.now();
+    const accepted = await police.http.call('POST', '/api/records/batch-upload?async=1', form);
+    const acceptedMs = performance.now() - started;
+    if (accepted.status !== 202)
+      throw new Error(`the upload answered ${accepted.status}: ${accepted.text.slice(0, 300)}`);
+    const { jobId } = JSON.parse(accepted.text) as { jobId: string };
+
+    const job = await until('the job', STAGE_TIMEOUT_MS, async () => {
+      const j = JSON.parse((await police.http.expect(200, 'GET', `/api/ingest/jobs/${jobId}`)).text) as IngestJob;
+      return j.state === 'completed' ? j : undefined;
+    });
+    const jobMs = performance.now() - started;
+    const result = job.result as BatchUploadResult;
+    log(`  job done in ${(jobMs / 1000).toFixed(1)} s: ${result.successfulRecords} of ${result.totalRecords} created`);
+    if (result.successfulRecords !== expected) {
+      notes.push(`the job created ${result.successfulRecords} records; the file has ${expected} valid rows`);
+    }
+
+    await until('every record readable', STAGE_TIMEOUT_MS, async () => {
+      const page = await police.http.expect(200, 'GET', '/api/records?limit=1');
+      return (page.total ?? 0) >= result.successfulRecords ? true : undefined;
+    });
+    const readableMs = performance.now() - started;
+
+    const statsMs = await until('the Dashboard counting them', STAGE_TIMEOUT_MS, async () => {
+      const stats = JSON.parse((await police.http.expect(200, 'GET', '/api/stats')).text) as DashboardStats;
+      return stats.totalRecords >= result.successfulRecords ? performance.now() - started : undefined;
+    }).catch((err: Error) => {
+      notes.push(err.message);
+      return Number.NaN;
+    });
+
+    // Every near-duplicate linked to its original (the pair's key: both ids sorted, joined by ':').
+    const pairKeys = [...generated.near].map(([i, original]) => {
+      const id = importedRecordId(`${jobId}:${i + 2}`).toHexString();
+      return [id, original].sort().join(':');
+    });
+    let linksFound = 0;
+    const { linking } = stores as ServiceStores;
+    const linkedMs = await until('every expected auto-link', STAGE_TIMEOUT_MS, async () => {
+      linksFound = await linking.links.countDocuments({ pairKey: mongoose.trusted({ $in: pairKeys }) });
+      return linksFound >= pairKeys.length ? performance.now() - started : undefined;
+    }).catch((err: Error) => {
+      notes.push(`${err.message} (${linksFound} of ${pairKeys.length})`);
+      return Number.NaN;
+    });
+
+    const workerPeakRss = peakRss(system.pids.ingest);
+    return {
+      machine: host,
+      store: (stores as ServiceStores).name,
+      n: options.n,
+      fileBytes,
+      invalid: generated.invalid.size,
+      near: generated.near.size,
+      parseMs,
+      acceptedMs,
+      jobMs,
+      readableMs,
+      statsMs,
+      linkedMs,
+      result: { ...result, errors: result.errors.slice(0, 5) },
+      linksFound,
+      ...(workerPeakRss === undefined ? {} : { workerPeakRss }),
+      notes,
+    };
+  });
+}
+
+const seconds = (ms: number) => (Number.isNaN(ms) ? 'not reached' : `${(ms / 1000).toFixed(1)} s`);
+
+export function formatIngestReport(r: IngestReport): string {
+  const m = r.machine;
+  const endToEnd = Math.max(r.readableMs, r.statsMs || 0, r.linkedMs || 0);
+  const lines = [
+    `Machine: ${m.cpu} × ${m.cpus}, ${m.memoryGiB.toFixed(1)} GiB, Node ${m.node}, ${m.platform} (load ${m.load.toFixed(2)} at start)`,
+    `Store:   ${r.store}`,
+    `File:    ${r.n.toLocaleString('en-US')} rows, ${(r.fileBytes / 1024 / 1024).toFixed(1)} MB .xlsx; ${r.invalid} invalid, ${r.near} near-duplicates of intelligence records`,
+    '',
+    `SheetJS reading the file alone (readRows):   ${seconds(r.parseMs)}`,
+    `upload → 202 {jobId}:                        ${seconds(r.acceptedMs)}`,
+    `upload → job done:                           ${seconds(r.jobMs)}  (${r.result.successfulRecords.toLocaleString('en-US')} of ${r.result.totalRecords.toLocaleString('en-US')} created)`,
+    `upload → every valid record readable:        ${seconds(r.readableMs)}`,
+    `upload → the Dashboard counting them:        ${seconds(r.statsMs)}`,
+    `upload → every expected auto-link created:   ${seconds(r.linkedMs)}  (${r.linksFound} of ${r.near})`,
+    `end to end ÷ parse:                          ${(endToEnd / r.parseMs).toFixed(1)}×`,
+    `ingest process peak RSS (VmHWM):             ${r.workerPeakRss === undefined ? 'unknown' : `${Math.round(r.workerPeakRss / 1024 / 1024)} MB`}`,
+    '',
+    'Targets on the 2-core machine with the embedded store: end to end ≤ 60 s; worker peak RSS ≤ 600 MB.',
+  ];
+  if (r.notes.length) lines.push('', 'Notes:', ...r.notes.map((n) => `- ${n}`));
+  return lines.join('\n');
+}

@@ -1,0 +1,2 @@
+// Async bootstrap, as in every federated app (see the settings remote).
+import('./bootstrap.tsx');

@@ -1,0 +1,482 @@
+// NRAD's addition to FerretDB v1.24.2 (infra/ferretdb/patches, docs/adr/0002): what the SQLite
+// backend knows about the values stored in each collection, kept in the collection's settings, and
+// the elements table that indexes the elements of array fields.
+
+package metadata
+
+import (
+	"context"
+	"fmt"
+	"maps"
+	"math"
+	"regexp"
+	"sync"
+	"time"
+
+	"github.com/FerretDB/FerretDB/internal/types"
+	"github.com/FerretDB/FerretDB/internal/util/fsql"
+	"github.com/FerretDB/FerretDB/internal/util/lazyerrors"
+)
+
+// Kinds of values a top-level field has held. A filter condition on a field can be written as SQL
+// on the field's stored JSON text (`_ferretdb_sjson->"field"`, the expression of its index) only
+// when the kinds tell that no document the filter matches is missed by the SQL; the condition is
+// exact (no extra documents either) only when no other kind shares the same JSON text.
+const (
+	KindString    uint32 = 1 << iota // JSON string
+	KindObjectID                     // JSON string of 24 hex digits
+	KindBool                         // true or false
+	KindDate13                       // date in milliseconds with 13 digits (2001-09-09 to 2286-11-20): its text sorts as the date
+	KindDateOther                    // any other date (its text does not sort as the date)
+	KindNumSafe                      // number whose text is the same for every equal number: int32; int64 and double within ±2^53 (not -0)
+	KindNumOdd                       // any other number (-0, beyond ±2^53)
+	KindNull                         // null
+	KindArray                        // array (the kinds of its elements are kept shifted by KindElementShift)
+	KindObject                       // embedded document
+	KindBinary                       // binary data (stored as a base64 JSON string)
+	KindRegex                        // regular expression (stored as a JSON string of the pattern)
+	KindTimestamp                    // timestamp (stored as a JSON number)
+	KindOther                        // anything else
+
+	// KindElementShift is where the kinds of array elements start.
+	KindElementShift = 16
+
+	// KindUnknown says nothing is known: no condition on the field is pushed down.
+	KindUnknown uint32 = math.MaxUint32
+)
+
+// maxSafe is 2^53: integers up to it in magnitude are exact as doubles, and Go writes equal values
+// of int64 and float64 with the same JSON text.
+const maxSafe = 1 << 53
+
+// KindOf classifies one value the way NradSettings.Kinds records it.
+func KindOf(v any) uint32 {
+	switch v := v.(type) {
+	case string:
+		return KindString
+	case types.ObjectID:
+		return KindObjectID
+	case bool:
+		return KindBool
+	case time.Time:
+		if ms := v.UnixMilli(); ms >= 1e12 && ms <= 9_999_999_999_999 {
+			return KindDate13
+		}
+
+		return KindDateOther
+	case int32:
+		return KindNumSafe
+	case int64:
+		if v >= -maxSafe && v <= maxSafe {
+			return KindNumSafe
+		}
+
+		return KindNumOdd
+	case float64:
+		if math.IsNaN(v) || math.Abs(v) > maxSafe || (v == 0 && math.Signbit(v)) {
+			return KindNumOdd
+		}
+
+		return KindNumSafe
+	case types.NullType:
+		return KindNull
+	case *types.Array:
+		k := KindArray
+
+		for i := 0; i < v.Len(); i++ {
+			e, _ := v.Get(i)
+			k |= KindOf(e) << KindElementShift
+		}
+
+		return k
+	case *types.Document:
+		return KindObject
+	case types.Binary:
+		return KindBinary
+	case types.Regex:
+		return KindRegex
+	case types.Timestamp:
+		return KindTimestamp
+	default:
+		return KindOther
+	}
+}
+
+// KindsOf returns the kinds of the top-level fields of a document.
+func KindsOf(doc *types.Document, into map[string]uint32) {
+	keys := doc.Keys()
+	values := doc.Values()
+
+	for i, k := range keys {
+		into[k] |= KindOf(values[i])
+	}
+}
+
+// NradSettings is what NRAD's patch keeps in a collection's settings (in `_ferretdb_collections`,
+// beside the indexes), so that a restart does not have to read every document again.
+type NradSettings struct {
+	// Kinds maps every top-level field a stored document has had to the kinds of values it held.
+	// Kinds only grow: a delete or an update never narrows them.
+	Kinds map[string]uint32 `json:"kinds"`
+
+	// Multikey maps each field whose string elements are kept in the elements table to its id
+	// there.
+	Multikey map[string]int `json:"multikey,omitempty"`
+}
+
+// deepCopy returns a deep copy (nil for nil).
+func (s *NradSettings) deepCopy() *NradSettings {
+	if s == nil {
+		return nil
+	}
+
+	return &NradSettings{Kinds: maps.Clone(s.Kinds), Multikey: maps.Clone(s.Multikey)}
+}
+
+// newNradSettings returns the settings of a new, empty collection: everything about it is known.
+func newNradSettings() *NradSettings {
+	return &NradSettings{Kinds: map[string]uint32{}}
+}
+
+// ElementsTable is the name of the elements table of a collection's table.
+func ElementsTable(table string) string {
+	return table + "__nrad_elements"
+}
+
+// plainField matches the field names NRAD's pushdown handles (and may write into SQL text).
+var plainField = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
+
+// PlainField reports whether a top-level field name is one the pushdown handles.
+func PlainField(name string) bool {
+	return plainField.MatchString(name)
+}
+
+// nradState is the per-collection locking of NRAD's patch.
+//
+// A query holds a collection's lock for reading from the moment it reads the kinds until SQLite
+// has taken the snapshot its statement reads; a write holds it for reading from checking that
+// the kinds cover what it writes until its transaction ends. Changing the kinds (a write of a new
+// kind, learning them, indexing elements) holds it for writing. So no query ever reads a document
+// whose kinds were unknown to the SQL it runs.
+type nradState struct {
+	m        sync.Mutex
+	locks    map[string]*sync.RWMutex // database name + "\x00" + table name
+	analyzes map[string]*nradAnalyze  // likewise
+}
+
+// nradLock returns the lock of a collection's table.
+func (r *Registry) nradLock(dbName, table string) *sync.RWMutex {
+	r.nrad.m.Lock()
+	defer r.nrad.m.Unlock()
+
+	if r.nrad.locks == nil {
+		r.nrad.locks = map[string]*sync.RWMutex{}
+	}
+
+	key := dbName + "\x00" + table
+
+	l := r.nrad.locks[key]
+	if l == nil {
+		l = new(sync.RWMutex)
+		r.nrad.locks[key] = l
+	}
+
+	return l
+}
+
+// NradRead returns the collection's metadata with its kinds known, holding the collection's lock
+// for reading; the caller calls the returned function once its statement has its snapshot (after
+// the first step). It returns nil (and a no-op) when the collection does not exist.
+func (r *Registry) NradRead(ctx context.Context, dbName, collectionName string) (*Collection, func(), error) {
+	for {
+		c := r.CollectionGet(ctx, dbName, collectionName)
+		if c == nil {
+			return nil, func() {}, nil
+		}
+
+		l := r.nradLock(dbName, c.TableName)
+		l.RLock()
+
+		if c = r.CollectionGet(ctx, dbName, collectionName); c == nil {
+			l.RUnlock()
+			return nil, func() {}, nil
+		}
+
+		if c.Settings.Nrad != nil {
+			return c, l.RUnlock, nil
+		}
+
+		l.RUnlock()
+
+		if err := r.nradLearn(ctx, dbName, collectionName); err != nil {
+			return nil, func() {}, lazyerrors.Error(err)
+		}
+	}
+}
+
+// NradWrite makes the collection's kinds cover the given ones (kinds of the documents about to be
+// written) and returns holding the collection's lock for reading; the caller calls the returned
+// function when its write has ended (committed or not). The collection must exist.
+func (r *Registry) NradWrite(ctx context.Context, dbName, collectionName string, kinds map[string]uint32) (func(), error) {
+	for {
+		c := r.CollectionGet(ctx, dbName, collectionName)
+		if c == nil {
+			return func() {}, nil
+		}
+
+		l := r.nradLock(dbName, c.TableName)
+		l.RLock()
+
+		if c = r.CollectionGet(ctx, dbName, collectionName); c == nil {
+			return l.RUnlock, nil
+		}
+
+		// Unknown kinds stay unknown until a query learns them (from the table, this write
+		// included: learning waits for the lock this write holds).
+		if c.Settings.Nrad == nil || kindsCover(c.Settings.Nrad.Kinds, kinds) {
+			return l.RUnlock, nil
+		}
+
+		l.RUnlock()
+
+		if err := r.nradWiden(ctx, dbName, collectionName, kinds); err != nil {
+			return func() {}, lazyerrors.Error(err)
+		}
+	}
+}
+
+// kindsCover reports whether known already has every kind of add.
+func kindsCover(known, add map[string]uint32) bool {
+	for f, k := range add {
+		if known[f]&k != k {
+			return false
+		}
+	}
+
+	return true
+}
+
+// nradWiden adds kinds to the collection's settings (and indexes the elements of fields that
+// become arrays), holding the collection's lock for writing.
+func (r *Registry) nradWiden(ctx context.Context, dbName, collectionName string, kinds map[string]uint32) error {
+	return r.nradExclusive(ctx, dbName, collectionName, func(*Collection) error {
+		return r.nradUpdate(ctx, dbName, collectionName, func(c *Collection) bool {
+			s := c.Settings.Nrad
+			if s == nil || kindsCover(s.Kinds, kinds) {
+				return false
+			}
+
+			for f, k := range kinds {
+				s.Kinds[f] |= k
+			}
+
+			return true
+		})
+	})
+}
+
+// NradIndexesCreated indexes the elements of array fields that a new single-field index names.
+func (r *Registry) NradIndexesCreated(ctx context.Context, dbName, collectionName string) error {
+	return r.nradExclusive(ctx, dbName, collectionName, func(*Collection) error {
+		return r.nradUpdate(ctx, dbName, collectionName, func(*Collection) bool { return false })
+	})
+}
+
+// nradExclusive runs fn on the collection holding its lock for writing (nothing if it does not exist).
+func (r *Registry) nradExclusive(ctx context.Context, dbName, collectionName string, fn func(c *Collection) error) error {
+	c := r.CollectionGet(ctx, dbName, collectionName)
+	if c == nil {
+		return nil
+	}
+
+	l := r.nradLock(dbName, c.TableName)
+	l.Lock()
+	defer l.Unlock()
+
+	return fn(c)
+}
+
+// NradRebuildElements writes the elements table of a collection again from its documents (after
+// VACUUM, which may renumber the rowids it refers to).
+func (r *Registry) NradRebuildElements(ctx context.Context, dbName, collectionName string) error {
+	c := r.CollectionGet(ctx, dbName, collectionName)
+	if c == nil || c.Settings.Nrad == nil || len(c.Settings.Nrad.Multikey) == 0 {
+		return nil
+	}
+
+	l := r.nradLock(dbName, c.TableName)
+	l.Lock()
+	defer l.Unlock()
+
+	db := r.DatabaseGetExisting(ctx, dbName)
+	if db == nil {
+		return nil
+	}
+
+	return db.InTransaction(ctx, func(tx *fsql.Tx) error {
+		q := fmt.Sprintf(`DELETE FROM %q`, ElementsTable(c.TableName))
+		if _, err := tx.ExecContext(ctx, q); err != nil {
+			return lazyerrors.Error(err)
+		}
+
+		for field, id := range c.Settings.Nrad.Multikey {
+			for _, q := range elementsBackfill(c.TableName, field, id) {
+				if _, err := tx.ExecContext(ctx, q); err != nil {
+					return lazyerrors.Error(err)
+				}
+			}
+		}
+
+		return nil
+	})
+}
+
+// nradUpdate changes the NRAD settings of a collection through change (which reports whether it
+// changed anything), indexes the elements of every array field that has a single-field index,
+// and stores the settings, in one transaction. The caller holds the collection's lock for writing.
+func (r *Registry) nradUpdate(ctx context.Context, dbName, collectionName string, change func(*Collection) bool) error {
+	// Like upstream's index changes, this holds the registry's lock: the settings are rewritten
+	// whole, so no other change of them may interleave.
+	r.rw.Lock()
+	defer r.rw.Unlock()
+
+	c := r.collectionGet(dbName, collectionName)
+	if c == nil {
+		return nil
+	}
+
+	db := r.DatabaseGetExisting(ctx, dbName)
+	if db == nil {
+		return nil
+	}
+
+	changed := change(c)
+
+	s := c.Settings.Nrad
+	if s == nil {
+		return nil
+	}
+
+	var add []string
+
+	for _, index := range c.Settings.Indexes {
+		if len(index.Key) != 1 {
+			continue
+		}
+
+		f := index.Key[0].Field
+		if _, ok := s.Multikey[f]; ok || !PlainField(f) || s.Kinds[f]&KindArray == 0 || c.Capped() {
+			continue
+		}
+
+		add = append(add, f)
+	}
+
+	if !changed && len(add) == 0 {
+		return nil
+	}
+
+	err := db.InTransaction(ctx, func(tx *fsql.Tx) error {
+		if len(add) > 0 {
+			if s.Multikey == nil {
+				s.Multikey = map[string]int{}
+			}
+
+			if err := createElementsTable(ctx, tx, c.TableName); err != nil {
+				return lazyerrors.Error(err)
+			}
+
+			for _, f := range add {
+				id := 1
+				for _, used := range s.Multikey {
+					id = max(id, used+1)
+				}
+
+				for _, q := range elementsTriggers(c.TableName, f, id) {
+					if _, err := tx.ExecContext(ctx, q); err != nil {
+						return lazyerrors.Error(err)
+					}
+				}
+
+				for _, q := range elementsBackfill(c.TableName, f, id) {
+					if _, err := tx.ExecContext(ctx, q); err != nil {
+						return lazyerrors.Error(err)
+					}
+				}
+
+				s.Multikey[f] = id
+			}
+		}
+
+		q := fmt.Sprintf("UPDATE %q SET settings = ? WHERE table_name = ?", metadataTableName)
+		if _, err := tx.ExecContext(ctx, q, c.Settings, c.TableName); err != nil {
+			return lazyerrors.Error(err)
+		}
+
+		return nil
+	})
+	if err != nil {
+		return lazyerrors.Error(err)
+	}
+
+	r.colls[dbName][collectionName] = c
+
+	return nil
+}
+
+// createElementsTable creates the elements table of a collection table if it is missing: one row
+// per distinct string element (or string value) of each indexed array field of each document,
+// `f` naming the field (NradSettings.Multikey), `v` the string, `r` the document's rowid.
+func createElementsTable(ctx context.Context, tx *fsql.Tx, table string) error {
+	t := ElementsTable(table)
+
+	for _, q := range []string{
+		fmt.Sprintf(`CREATE TABLE IF NOT EXISTS %q (f INTEGER NOT NULL, v TEXT NOT NULL, r INTEGER NOT NULL, PRIMARY KEY (f, v, r)) WITHOUT ROWID`, t),
+		fmt.Sprintf(`CREATE INDEX IF NOT EXISTS %q ON %q (r, f)`, t+"_r", t),
+	} {
+		if _, err := tx.ExecContext(ctx, q); err != nil {
+			return lazyerrors.Error(err)
+		}
+	}
+
+	return nil
+}
+
+// elementsOf is the SELECT of the elements table's rows of one field of the documents in `doc`
+// (NEW in a trigger, or an alias of the collection table that `from` lists before the field's
+// elements): the field's direct string elements when it is an array, or the field itself when it
+// is a string.
+func elementsOf(from, doc, field string, id int) string {
+	path := fmt.Sprintf(`'$."%s"'`, field) // field is a PlainField
+	return fmt.Sprintf(
+		`SELECT %[3]d, j.value, %[1]s.rowid FROM %[5]sjson_each(%[1]s.%[2]s, %[4]s) AS j `+
+			`WHERE j.type = 'text' AND json_type(%[1]s.%[2]s, %[4]s) IN ('array', 'text')`,
+		doc, DefaultColumn, id, path, from,
+	)
+}
+
+// elementsTriggers returns the statements that keep the elements of one field in the elements
+// table as documents are inserted, replaced and deleted (in the same transaction as the change).
+func elementsTriggers(table, field string, id int) []string {
+	t := ElementsTable(table)
+	name := func(op string) string { return fmt.Sprintf("%s_%s%d", t, op, id) }
+
+	return []string{
+		fmt.Sprintf(`CREATE TRIGGER IF NOT EXISTS %q AFTER INSERT ON %q BEGIN INSERT OR IGNORE INTO %q (f, v, r) %s; END`,
+			name("i"), table, t, elementsOf("", "NEW", field, id)),
+		fmt.Sprintf(`CREATE TRIGGER IF NOT EXISTS %q AFTER UPDATE OF %s ON %q BEGIN DELETE FROM %q WHERE r = OLD.rowid AND f = %d; INSERT OR IGNORE INTO %q (f, v, r) %s; END`,
+			name("u"), DefaultColumn, table, t, id, t, elementsOf("", "NEW", field, id)),
+		fmt.Sprintf(`CREATE TRIGGER IF NOT EXISTS %q AFTER DELETE ON %q BEGIN DELETE FROM %q WHERE r = OLD.rowid AND f = %d; END`,
+			name("d"), table, t, id),
+	}
+}
+
+// elementsBackfill returns the statements that write the elements of one field of every document.
+func elementsBackfill(table, field string, id int) []string {
+	t := ElementsTable(table)
+
+	return []string{
+		fmt.Sprintf(`DELETE FROM %q WHERE f = %d`, t, id),
+		fmt.Sprintf(`INSERT OR IGNORE INTO %q (f, v, r) %s`, t, elementsOf(fmt.Sprintf("%q AS d, ", table), "d", field, id)),
+	}
+}

@@ -1,0 +1,36 @@
+import { spawnSync } from 'node:child_process';
+import { writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { PATCHED_MODULE_DIR, writePatchedModule } from '../src/ferretdb.ts';
+
+/** A copy of its own: the build's copy stays as the binary was built from. */
+const COPY = path.join(path.dirname(path.dirname(PATCHED_MODULE_DIR)), 'patched-go-tests', 'FerretDB');
+
+import { findCommand } from '../src/system-packages.ts';
+
+/**
+ * FerretDB's own Go tests of the SQLite backend and of the handler, run on our patched copy of the
+ * module (infra/ferretdb/patches.json). The contract tests of `internal/backends` are left out:
+ * they need a PostgreSQL server at 127.0.0.1:5432 with a fixed role.
+ */
+describe("FerretDB's own tests on our build", () => {
+  it('pass for the SQLite backend and the handler', () => {
+    const go = findCommand('go');
+    if (!go) throw new Error('Go is needed (it builds the embedded FerretDB)');
+    writePatchedModule(go, COPY);
+    // The module's tests read their version from a file its release tooling generates.
+    writeFileSync(path.join(COPY, 'build', 'version', 'version.txt'), 'v1.24.2\n');
+    const result = spawnSync(go, ['test', '-count=1', './internal/backends/sqlite/...', './internal/handler/...'], {
+      cwd: COPY,
+      encoding: 'utf8',
+      env: { ...process.env, CGO_ENABLED: '0', GOFLAGS: '-mod=mod' },
+      timeout: 600_000,
+    });
+    const output = `${result.stdout}\n${result.stderr}`;
+    expect(result.status, output.slice(-4000)).toBe(0);
+    expect(output).toMatch(/^ok\s+github\.com\/FerretDB\/FerretDB\/internal\/backends\/sqlite\s/m);
+    expect(output).toMatch(/^ok\s+github\.com\/FerretDB\/FerretDB\/internal\/handler\s/m);
+    expect(output).not.toMatch(/^FAIL/m);
+  }, 600_000);
+});

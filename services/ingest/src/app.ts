@@ -1,0 +1,63 @@
+import { createServiceApp, type Logger, mongoReadiness } from '@nrad/service-kit';
+import type { Connection } from 'mongoose';
+import type { IngestConfig } from './config.ts';
+import { type RecordsApi, recordsClient } from './data/records-client.ts';
+import { UploadStore } from './data/uploads.ts';
+import { apiRoutes, UPLOAD_PATH } from './http/routes.ts';
+import { ingestQueue, ingestWorker } from './jobs/queue.ts';
+import { type IngestDeps, processUpload } from './use-cases/uploads.ts';
+
+export interface IngestAppDeps {
+  config: IngestConfig;
+  db: Connection;
+  logger: Logger;
+  /** The records service (its HTTP client unless a test gives another). */
+  records?: RecordsApi;
+}
+
+/**
+ * Builds the ingest service: its store of uploads, the `ingest` queue, the worker (unless
+ * `INGEST_WORKER` is false) and the routes. `stop()` closes the worker (letting its current job
+ * end or lapse) and the queue; the caller closes the database.
+ */
+export async function createApp({ config, db, logger, records }: IngestAppDeps) {
+  const store = new UploadStore(db);
+  await store.init();
+  const queueOptions = { redisUrl: config.REDIS_URL, name: config.INGEST_QUEUE, prefix: config.INGEST_QUEUE_PREFIX };
+  const queue = ingestQueue(queueOptions);
+  const deps: IngestDeps = {
+    config,
+    store,
+    records: records ?? recordsClient(config.RECORDS_URL, config.IDENTITY_SECRET),
+    enqueue: (data) => queue.add(data),
+    logger,
+  };
+  const worker = config.INGEST_WORKER
+    ? ingestWorker(
+        { ...queueOptions, concurrency: config.INGEST_CONCURRENCY, lockMs: config.INGEST_LOCK_MS, logger },
+        (job) => processUpload(deps, job.data),
+      )
+    : undefined;
+
+  const app = createServiceApp({
+    name: 'ingest',
+    logger,
+    identitySecret: config.IDENTITY_SECRET,
+    readiness: {
+      mongo: mongoReadiness(db),
+      redis: () => queue.ping(),
+    },
+    rawBodyPaths: [new RegExp(`^${UPLOAD_PATH}$`)],
+  });
+  const api = apiRoutes(deps);
+  app.use(api.routes()).use(api.allowedMethods());
+
+  return {
+    app,
+    deps,
+    async stop() {
+      await worker?.close();
+      await queue.close();
+    },
+  };
+}

@@ -1,0 +1,65 @@
+import Router from '@koa/router';
+import { type BatchUploadAccepted, type BatchUploadResult, ERROR_CODES, type IngestJob } from '@nrad/contracts';
+import { AppError, type ServiceState, userOf } from '@nrad/service-kit';
+import { buildTemplate, TEMPLATE_FILE_NAME, UploadRefused } from '../domain/index.ts';
+import * as uploads from '../use-cases/uploads.ts';
+import { readSingleFile } from './multipart.ts';
+
+export const UPLOAD_PATH = '/api/records/batch-upload';
+const MB = 1024 * 1024;
+
+/** A refusal of the domain as the API's error (status from its kind). */
+function asAppError(err: unknown): unknown {
+  if (!(err instanceof UploadRefused)) return err;
+  const code =
+    err.status === 413
+      ? ERROR_CODES.payloadTooLarge
+      : err.status === 415
+        ? ERROR_CODES.unsupportedMediaType
+        : ERROR_CODES.validation;
+  return new AppError(code, err.message);
+}
+
+/** The ingest paths (ARCHITECTURE.md "Route ownership"). */
+export function apiRoutes(deps: uploads.IngestDeps) {
+  const router = new Router<ServiceState>({ prefix: '/api' });
+
+  router.post('/records/batch-upload', async (ctx) => {
+    const user = userOf(ctx.state);
+    const maxBytes = deps.config.INGEST_MAX_FILE_MB * MB;
+    let uploadId: string;
+    try {
+      const file = await readSingleFile(ctx, maxBytes);
+      uploadId = await uploads.acceptUpload(deps, user, file);
+    } catch (err) {
+      throw asAppError(err);
+    }
+    const wait = ctx.query.async === '1' ? 0 : deps.config.INGEST_WAIT_SECONDS * 1000;
+    const result = wait > 0 ? await uploads.resultWithin(deps, uploadId, wait) : undefined;
+    if (result) {
+      ctx.body = result satisfies BatchUploadResult;
+      return;
+    }
+    ctx.status = 202;
+    ctx.set('Location', `/api/ingest/jobs/${uploadId}`);
+    ctx.body = { jobId: uploadId } satisfies BatchUploadAccepted;
+  });
+
+  router.get('/ingest/jobs/:jobId', async (ctx) => {
+    ctx.body = (await uploads.jobOf(deps, userOf(ctx.state), ctx.params.jobId ?? '')) satisfies IngestJob;
+  });
+
+  router.get('/records/template', async (ctx) => {
+    const user = userOf(ctx.state);
+    const [sources, countries] = await Promise.all([
+      deps.records.options(user, 'source'),
+      deps.records.options(user, 'country'),
+    ]);
+    ctx.set('Content-Type', 'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet');
+    ctx.set('Content-Disposition', `attachment; filename="${TEMPLATE_FILE_NAME}"`);
+    ctx.set('Cache-Control', 'no-store');
+    ctx.body = Buffer.from(buildTemplate({ sources, countries }));
+  });
+
+  return router;
+}

@@ -1,0 +1,15 @@
+import { closeServer, connectMongo, createLogger, listen, onShutdown } from '@nrad/service-kit';
+import { createApp } from './app.ts';
+import { loadIngestConfig } from './config.ts';
+
+const config = loadIngestConfig();
+const logger = createLogger({ name: 'ingest', level: config.LOG_LEVEL });
+const db = await connectMongo({ url: config.MONGO_URL, dbName: config.MONGO_DB });
+const ingest = await createApp({ config, db, logger });
+const { server, port } = await listen(ingest.app, config.PORT, config.HOST);
+logger.info({ port, worker: config.INGEST_WORKER }, 'ingest service listening');
+onShutdown(logger, [
+  ['http', () => closeServer(server)],
+  ['worker and queue', () => ingest.stop()],
+  ['mongo', () => db.close()],
+]);

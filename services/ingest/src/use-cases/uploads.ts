@@ -1,0 +1,197 @@
+import { randomUUID } from 'node:crypto';
+import {
+  type BatchRowError,
+  type BatchUploadResult,
+  fieldErrors,
+  type IngestJob,
+  RecordInputSchema,
+  type UserIdentity,
+} from '@nrad/contracts';
+import { type Logger, notFound } from '@nrad/service-kit';
+import type { IngestConfig } from '../config.ts';
+import type { RecordsApi } from '../data/records-client.ts';
+import type { UploadStore } from '../data/uploads.ts';
+import { checkUpload, readRows, type SheetRow, WorkbookRefused } from '../domain/index.ts';
+import type { IngestJobData } from '../jobs/queue.ts';
+
+export interface IngestDeps {
+  config: IngestConfig;
+  store: UploadStore;
+  records: RecordsApi;
+  enqueue(data: IngestJobData): Promise<unknown>;
+  logger: Logger;
+}
+
+export const JOB_NOT_FOUND = 'Upload job not found';
+/** Errors listed in a result at most; the rest are counted in its message. */
+export const MAX_LISTED_ERRORS = 10_000;
+
+const MB = 1024 * 1024;
+
+/**
+ * Checks an uploaded file (name, type, size, what it really is; a zip bomb), stores it and queues
+ * its job; resolves the upload id. Throws `UploadRefused` (a 4xx) before anything is stored.
+ */
+export async function acceptUpload(
+  deps: IngestDeps,
+  user: UserIdentity,
+  file: { name: string | undefined; bytes: Uint8Array } | undefined,
+): Promise<string> {
+  const name = file?.name;
+  const bytes = file?.bytes ?? new Uint8Array();
+  const kind = checkUpload(name, bytes, {
+    maxBytes: deps.config.INGEST_MAX_FILE_MB * MB,
+    maxUncompressedBytes: deps.config.INGEST_MAX_UNCOMPRESSED_MB * MB,
+  });
+  const uploadId = randomUUID();
+  await deps.store.create(
+    {
+      _id: uploadId,
+      organization: user.organization,
+      uploader: user,
+      fileName: name ?? '',
+      kind,
+      size: bytes.length,
+      state: 'queued',
+      processedRows: 0,
+      totalRows: 0,
+    },
+    bytes,
+  );
+  await deps.enqueue({ uploadId, fileKey: uploadId, uploader: user });
+  deps.logger.info({ uploadId, size: bytes.length, kind }, 'upload queued');
+  return uploadId;
+}
+
+/** An upload's job as its organization sees it; another organization's is not found. */
+export async function jobOf(deps: IngestDeps, user: UserIdentity, jobId: string): Promise<IngestJob> {
+  const upload = await deps.store.get(jobId);
+  if (!upload || upload.organization !== user.organization) throw notFound(JOB_NOT_FOUND);
+  return {
+    jobId,
+    state: upload.state,
+    processedRows: upload.processedRows,
+    totalRows: upload.totalRows,
+    ...(upload.result ? { result: upload.result } : {}),
+  };
+}
+
+/** Waits for an upload's result up to `ms`; undefined if it is not done by then. */
+export async function resultWithin(
+  deps: IngestDeps,
+  uploadId: string,
+  ms: number,
+): Promise<BatchUploadResult | undefined> {
+  const deadline = Date.now() + ms;
+  for (let delay = 25; ; delay = Math.min(delay * 2, 250)) {
+    const upload = await deps.store.get(uploadId);
+    if (upload?.result) return upload.result;
+    if (Date.now() + delay > deadline) return undefined;
+    await new Promise((r) => setTimeout(r, delay));
+  }
+}
+
+/**
+ * The schema's errors of a row's other fields, for a row already refused for cells that could not
+ * be read (the records service never sees such a row): the whole row's problems at once.
+ */
+function otherFieldErrors(r: SheetRow): BatchRowError[] {
+  const parsed = RecordInputSchema.safeParse(r.body);
+  if (parsed.success) return [];
+  const failed = new Set<string>(r.errors.map((e) => e.field));
+  return fieldErrors(parsed.error)
+    .filter((e) => !failed.has(e.field))
+    .map((e) => ({ row: r.row, field: e.field || 'record', message: e.message }));
+}
+
+/** What a finished upload answers. */
+export function resultOf(
+  total: number,
+  successful: number,
+  errors: BatchRowError[],
+  message?: string,
+): BatchUploadResult {
+  const listed = errors.slice(0, MAX_LISTED_ERRORS);
+  const unlisted = errors.length - listed.length;
+  const notes = [
+    message,
+    successful === 0 && total > 0 && !message ? 'No records were uploaded: every row has errors.' : undefined,
+    unlisted > 0 ? `${unlisted.toLocaleString('en-US')} more errors are not listed.` : undefined,
+  ].filter(Boolean);
+  return {
+    success: successful > 0,
+    totalRecords: total,
+    successfulRecords: successful,
+    errors: listed,
+    ...(notes.length ? { message: notes.join(' ') } : {}),
+  };
+}
+
+/**
+ * The worker's job: reads the stored file, checks every row as the records service's create does
+ * (through its import path, `INGEST_BATCH_ROWS` at a time, as the uploader), and stores the result.
+ * Idempotent: each row's record is keyed by upload id + row, so a retried job (after a crash, a
+ * `kill -9`) finds the records it made and creates the rest; a finished upload is not run again.
+ */
+export async function processUpload(deps: IngestDeps, data: IngestJobData): Promise<BatchUploadResult> {
+  const upload = await deps.store.get(data.uploadId);
+  if (!upload) throw new Error(`upload ${data.uploadId} is not stored`);
+  if (upload.result) return upload.result;
+  await deps.store.progress(upload._id, { state: 'processing' });
+
+  const bytes = await deps.store.file(data.fileKey);
+  let table: ReturnType<typeof readRows>;
+  try {
+    table = readRows(bytes, upload.kind, {
+      maxRows: deps.config.INGEST_MAX_ROWS,
+      maxCellChars: deps.config.INGEST_MAX_CELL_CHARS,
+    });
+  } catch (err) {
+    // The file as a whole is refused (no header, too many rows, unreadable): nothing is stored.
+    if (!(err instanceof WorkbookRefused)) deps.logger.warn({ err, uploadId: upload._id }, 'workbook unreadable');
+    const message = err instanceof WorkbookRefused ? err.message : 'The file could not be read as an Excel workbook.';
+    const result = resultOf(0, 0, [], message);
+    await deps.store.progress(upload._id, { state: 'completed', result });
+    return result;
+  }
+
+  const total = table.rows.length;
+  await deps.store.progress(upload._id, { totalRows: total, processedRows: 0 });
+  const errors: BatchRowError[] = [];
+  let successful = 0;
+  let processed = 0;
+  const batch = deps.config.INGEST_BATCH_ROWS;
+  for (let at = 0; at < total; at += batch) {
+    const rows = table.rows.slice(at, at + batch);
+    const valid = rows.filter((r) => r.errors.length === 0);
+    const outcomes = valid.length
+      ? await deps.records.importRows(
+          upload.uploader,
+          valid.map((r) => ({ key: `${upload._id}:${r.row}`, body: r.body })),
+        )
+      : [];
+    const outcomeOf = new Map(outcomes.map((o) => [o.key, o]));
+    for (const r of rows) {
+      if (r.errors.length) {
+        errors.push(...r.errors, ...otherFieldErrors(r));
+        continue;
+      }
+      const o = outcomeOf.get(`${upload._id}:${r.row}`);
+      if (o && (o.outcome === 'created' || o.outcome === 'existed')) successful++;
+      else
+        errors.push(
+          ...(o?.errors?.length ? o.errors : [{ field: 'record', message: 'was not created' }]).map((e) => ({
+            row: r.row,
+            field: e.field,
+            message: e.message,
+          })),
+        );
+    }
+    processed += rows.length;
+    await deps.store.progress(upload._id, { processedRows: processed });
+  }
+  const result = resultOf(total, successful, errors);
+  await deps.store.progress(upload._id, { state: 'completed', result });
+  deps.logger.info({ uploadId: upload._id, total, successful, errors: errors.length }, 'upload processed');
+  return result;
+}

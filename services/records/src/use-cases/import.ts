@@ -1,0 +1,126 @@
+import { createHash } from 'node:crypto';
+import {
+  fieldErrors,
+  type RecordImportOutcome,
+  type RecordImportRequest,
+  type RecordInput,
+  RecordInputSchema,
+  type UserIdentity,
+} from '@nrad/contracts';
+import { Types } from 'mongoose';
+import { newRecordDoc, presentRecord, type RecordDoc } from '../data/records.ts';
+import {
+  checkOptionsIn,
+  INCIDENT_NUMBER_TAKEN,
+  type OptionLists,
+  optionLists,
+  outboxEntry,
+  type RecordDeps,
+} from './records.ts';
+
+/**
+ * The id of the record an import key creates: the first 12 bytes of its SHA-256. The same key
+ * always names the same record, so a retried or replayed import finds it instead of creating a
+ * second one (the `_id` index decides, atomically on every store).
+ */
+export function importedRecordId(key: string): Types.ObjectId {
+  return new Types.ObjectId(createHash('sha256').update(`nrad-import:${key}`).digest().subarray(0, 12));
+}
+
+/** A row checked as a single create checks it: the contract schema, then the option lists. */
+function checkRow(
+  body: unknown,
+  lists: OptionLists,
+): { input: RecordInput } | { errors: Array<{ field: string; message: string }> } {
+  const parsed = RecordInputSchema.safeParse(body);
+  if (!parsed.success) return { errors: fieldErrors(parsed.error).map((e) => ({ ...e, field: e.field || 'record' })) };
+  const checked = checkOptionsIn(lists, parsed.data);
+  if ('errors' in checked) return checked;
+  return { input: { ...parsed.data, ...checked.values } as RecordInput };
+}
+
+/**
+ * Creates records for `owner` from import items (the ingest worker's rows), each validated and
+ * stored exactly as `createRecord` stores one — option lists, unique incident number, its
+ * `records.created` event in the outbox — and answers each item's outcome in order. Idempotent by
+ * key: an item whose record exists already answers `existed` and changes nothing.
+ */
+export async function importRecords(
+  deps: RecordDeps,
+  { owner, items }: { owner: UserIdentity; items: RecordImportRequest['items'] },
+): Promise<RecordImportOutcome[]> {
+  const lists = await optionLists(deps);
+
+  const outcomes: RecordImportOutcome[] = items.map((item) => ({ key: item.key, outcome: 'invalid' }));
+  const candidates: Array<{ at: number; doc: RecordDoc }> = [];
+  const now = new Date();
+  items.forEach((item, at) => {
+    const checked = checkRow(item.body, lists);
+    if ('errors' in checked) {
+      (outcomes[at] as RecordImportOutcome).errors = checked.errors;
+      return;
+    }
+    const doc = newRecordDoc(
+      checked.input,
+      { organization: owner.organization, createdById: owner.userId },
+      now,
+      importedRecordId(item.key),
+    );
+    candidates.push({ at, doc });
+  });
+
+  // Imported before (a retry, a replay): the record is there under the key's id.
+  const existing = new Set(
+    (await deps.records.existingIds(candidates.map((c) => c.doc._id))).map((id) => id.toHexString()),
+  );
+  // Incident numbers other records hold (or an earlier item of this request).
+  const taken = new Set(await deps.records.takenIncidentKeys(candidates.map((c) => c.doc.incidentKey)));
+  const fresh: Array<{ at: number; doc: RecordDoc }> = [];
+  for (const c of candidates) {
+    const outcome = outcomes[c.at] as RecordImportOutcome;
+    const id = c.doc._id.toHexString();
+    if (existing.has(id)) {
+      Object.assign(outcome, { outcome: 'existed', id });
+    } else if (taken.has(c.doc.incidentKey)) {
+      Object.assign(outcome, {
+        outcome: 'taken',
+        errors: [{ field: 'incidentNumber', message: INCIDENT_NUMBER_TAKEN }],
+      });
+    } else {
+      taken.add(c.doc.incidentKey);
+      fresh.push(c);
+    }
+  }
+
+  const docs = fresh.map(({ doc }) => {
+    const event = outboxEntry(deps.subjectPrefix, 'created', owner, presentRecord(doc));
+    return { ...doc, outbox: [event], outboxPending: true };
+  });
+  const failed = new Set((await deps.records.insertMany(docs)).map((id) => id.toHexString()));
+  if (failed.size) {
+    // Lost a race (another import of the same key, or a create of the same number meanwhile).
+    const nowExisting = new Set(
+      (
+        await deps.records.existingIds(fresh.filter((c) => failed.has(c.doc._id.toHexString())).map((c) => c.doc._id))
+      ).map((id) => id.toHexString()),
+    );
+    for (const c of fresh) {
+      const id = c.doc._id.toHexString();
+      if (!failed.has(id)) continue;
+      Object.assign(
+        outcomes[c.at] as RecordImportOutcome,
+        nowExisting.has(id)
+          ? { outcome: 'existed', id }
+          : { outcome: 'taken', errors: [{ field: 'incidentNumber', message: INCIDENT_NUMBER_TAKEN }] },
+      );
+    }
+  }
+  const created = docs.filter((doc) => !failed.has(doc._id.toHexString()));
+  for (const c of fresh) {
+    const id = c.doc._id.toHexString();
+    if (!failed.has(id)) Object.assign(outcomes[c.at] as RecordImportOutcome, { outcome: 'created', id });
+  }
+  // Their events go out together; the answer does not wait for them (the relay retries what fails).
+  deps.relay.relayCreated(created);
+  return outcomes;
+}

@@ -1,0 +1,91 @@
+import { IDENTITY_HEADER, type RecordImportOutcome, TOTAL_COUNT_HEADER } from '@nrad/contracts';
+import { signIdentity } from '@nrad/service-kit';
+import request from 'supertest';
+import { describe, expect, it } from 'vitest';
+import { importedRecordId } from '../src/use-cases/import.ts';
+import { recordBody, SECRET, startRecords, userOf } from './harness.ts';
+
+const h = await startRecords();
+const bps = userOf('BPS', 'Betty Police');
+const ingest = { kind: 'service' as const, service: 'ingest' };
+
+/** POSTs an import with `identity`'s token and expects `status`. */
+async function importAs(identity: object, payload: unknown, status: number) {
+  const token = await signIdentity(identity as never, SECRET);
+  return request(h.server)
+    .post('/internal/records/import')
+    .set(IDENTITY_HEADER, token)
+    .send(payload as object)
+    .expect(status);
+}
+
+const outcomesOf = (res: { body: { results: RecordImportOutcome[] } }) =>
+  res.body.results.map((r) => [r.key, r.outcome, r.errors?.map((e) => e.field) ?? []]);
+
+describe('internal import (the ingest worker creates a batch upload’s rows through it)', () => {
+  it('creates valid rows as a single create would, reports invalid and taken ones, and is idempotent by key', async () => {
+    const upload = `u-${Date.now()}`;
+    const good = recordBody({ country: 'france', internationalNexus: true });
+    const clash = recordBody();
+    const api = await h.as(bps);
+    await api.post('/api/records').send(clash).expect(201);
+    const items = [
+      { key: `${upload}:2`, body: good },
+      { key: `${upload}:3`, body: recordBody({ suspectDob: '2030-01-01', sourceOfRecord: 'Nowhere' }) },
+      { key: `${upload}:4`, body: { ...recordBody(), incidentNumber: clash.incidentNumber.toLowerCase() } },
+      { key: `${upload}:5`, body: recordBody({ incidentNumber: good.incidentNumber }) },
+    ];
+    const first = await importAs(ingest, { owner: bps, items }, 200);
+    expect(outcomesOf(first)).toEqual([
+      [`${upload}:2`, 'created', []],
+      [`${upload}:3`, 'invalid', ['suspectDob', 'suspectDob']],
+      [`${upload}:4`, 'taken', ['incidentNumber']],
+      [`${upload}:5`, 'taken', ['incidentNumber']],
+    ]);
+    const id = first.body.results[0].id as string;
+    expect(id).toBe(importedRecordId(`${upload}:2`).toHexString());
+    const created = (await api.get(`/api/records/${id}`).expect(200)).body;
+    expect(created).toMatchObject({ organization: 'BPS', createdById: bps.userId, country: 'France', version: 1 });
+
+    // The same request again (a retried job, a replay) creates nothing new.
+    const before = Number(
+      (await api.get('/api/records?limit=1').expect(200)).headers[TOTAL_COUNT_HEADER.toLowerCase()],
+    );
+    const again = await importAs(ingest, { owner: bps, items }, 200);
+    expect(outcomesOf(again)[0]).toEqual([`${upload}:2`, 'existed', []]);
+    expect(again.body.results[0].id).toBe(id);
+    const after = Number((await api.get('/api/records?limit=1').expect(200)).headers[TOTAL_COUNT_HEADER.toLowerCase()]);
+    expect(after).toBe(before);
+
+    // Each created record's records.created event goes out through the outbox.
+    const events = await h.settledEvents();
+    expect(events.filter((e) => e.type === 'created' && e.record.id === id)).toHaveLength(1);
+  });
+
+  it('checks source and country against the option lists', async () => {
+    const res = await importAs(
+      ingest,
+      {
+        owner: bps,
+        items: [
+          {
+            key: `o-${Date.now()}:2`,
+            body: recordBody({ sourceOfRecord: 'Rumour', internationalNexus: true, country: 'Atlantis' }),
+          },
+        ],
+      },
+      200,
+    );
+    expect(res.body.results[0].errors).toEqual([
+      { field: 'sourceOfRecord', message: 'must be one of the Source of Record options' },
+      { field: 'country', message: 'must be one of the country options' },
+    ]);
+  });
+
+  it('answers only service callers, and refuses a malformed request', async () => {
+    const items = [{ key: 'x:2', body: recordBody() }];
+    await importAs(bps, { owner: bps, items }, 401);
+    await importAs(ingest, { owner: bps, items: [] }, 400);
+    await importAs(ingest, { owner: { ...bps, kind: 'anonymous' }, items }, 400);
+  });
+});
