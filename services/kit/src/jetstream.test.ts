@@ -21,6 +21,18 @@ async function freshStream(label: string) {
   return { name, subject: (s: string) => t.subject(`${label.toLowerCase()}.${s}`) };
 }
 
+/** Waits until the consumer has nothing pending: every message acknowledged or terminated. */
+async function settled(stream: string, durable: string) {
+  await waitUntil(
+    `${durable} settled`,
+    async () => {
+      const info = await bus.jsm.consumers.info(stream, durable);
+      return info.num_ack_pending === 0 && info.num_pending === 0;
+    },
+    10_000,
+  );
+}
+
 describe('JetStream helpers (against the real nats-server)', () => {
   it('ensureStream is idempotent and publishEvent deduplicates by event id', async () => {
     const s = await freshStream('DEDUPE');
@@ -60,14 +72,7 @@ describe('JetStream helpers (against the real nats-server)', () => {
     await waitUntil('all good events handled', async () => handled.length === 3, 10_000);
     expect(handled.sort()).toEqual([1, 2, 5]);
     expect(failuresLeft).toBe(0);
-    await waitUntil(
-      'nothing pending',
-      async () => {
-        const info = await bus.jsm.consumers.info(s.name, 'test-consumer');
-        return info.num_ack_pending === 0 && info.num_pending === 0;
-      },
-      10_000,
-    );
+    await settled(s.name, 'test-consumer');
     await consumer.stop();
     // Nothing is redelivered afterwards: acked, and poison terminated.
     const again = await startConsumer({
@@ -108,5 +113,45 @@ describe('JetStream helpers (against the real nats-server)', () => {
     await waitUntil('events published while stopped', async () => seen.length === 3, 10_000);
     await second.stop();
     expect(seen).toEqual([1, 2, 3]);
+  });
+
+  it('handleBatch takes the messages at hand in stream order, and one by one when a run fails', async () => {
+    const s = await freshStream('BATCH');
+    // Published before the consumer starts: they are at hand together.
+    for (let n = 1; n <= 25; n++) await publishEvent(bus.js, s.subject('b'), `b${n}`, { id: `b${n}`, n });
+    await publishEvent(bus.js, s.subject('b'), 'bad', { not: 'an event' });
+    const runs: number[][] = [];
+    const single: number[] = [];
+    let failOnce = true;
+    const consumer = await startConsumer({
+      bus,
+      stream: s.name,
+      durable: 'batcher',
+      decode: (d) => Event.parse(d),
+      logger,
+      nakDelayMs: 50,
+      batchSize: 10,
+      handleBatch: async (events) => {
+        const ns = events.map((e) => e.event.n);
+        if (failOnce && ns.includes(13)) {
+          failOnce = false;
+          throw new Error('a run that fails');
+        }
+        runs.push(ns);
+      },
+      handle: async (e) => {
+        if (e.n === 13) throw new PoisonMessageError('13 never goes through');
+        single.push(e.n);
+      },
+    });
+    await settled(s.name, 'batcher');
+    await consumer.stop();
+    expect(runs.some((run) => run.length > 1)).toBe(true);
+    expect(Math.max(...runs.map((run) => run.length))).toBeLessThanOrEqual(10);
+    // The failed run's events went one by one; 13 alone was refused (terminated).
+    const handled = [...runs.flat(), ...single].sort((a, b) => a - b);
+    expect(handled).toEqual(Array.from({ length: 25 }, (_, i) => i + 1).filter((n) => n !== 13));
+    expect(runs.flat()).toEqual([...runs.flat()].sort((a, b) => a - b)); // stream order
+    expect(single.length).toBeGreaterThan(0);
   });
 });

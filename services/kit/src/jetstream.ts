@@ -109,6 +109,15 @@ export interface ConsumerOptions<T> {
   /** Parses the JSON payload (a contracts schema's `parse`); a failure terminates the message. */
   decode: (data: unknown) => T;
   handle: (event: T, meta: EventMeta) => Promise<void>;
+  /**
+   * Handles the messages at hand together, in stream order (up to `batchSize`; as many as arrived
+   * while the previous run was being handled), acknowledged together once it resolves. When it
+   * throws, `handle` takes the same messages one by one (so one bad event fails alone). With it,
+   * `concurrency` is 1.
+   */
+  handleBatch?: (events: ReadonlyArray<{ event: T; meta: EventMeta }>) => Promise<void>;
+  /** Most messages per `handleBatch` (default 200). */
+  batchSize?: number;
   logger: Logger;
   /** Messages handled at once (default 1: in stream order). */
   concurrency?: number;
@@ -147,22 +156,38 @@ export async function startConsumer<T>(options: ConsumerOptions<T>): Promise<Run
     await bus.jsm.consumers.add(stream, config);
   }
   const consumer = await bus.js.consumers.get(stream, durable);
-  const messages = await consumer.consume({ max_messages: Math.max(10, (options.concurrency ?? 1) * 2) });
-  const concurrency = options.concurrency ?? 1;
+  const { handleBatch } = options;
+  const batchSize = handleBatch ? Math.max(1, options.batchSize ?? 200) : 1;
+  const concurrency = handleBatch ? 1 : (options.concurrency ?? 1);
+  const messages = await consumer.consume({ max_messages: Math.max(10, concurrency * 2, batchSize * 2) });
   const nakDelay = options.nakDelayMs ?? 1000;
 
-  async function handleOne(m: JsMsg): Promise<void> {
-    const meta: EventMeta = { subject: m.subject, streamSequence: m.seq, deliveryCount: m.info.deliveryCount };
-    let event: T;
+  const metaOf = (m: JsMsg): EventMeta => ({
+    subject: m.subject,
+    streamSequence: m.seq,
+    deliveryCount: m.info.deliveryCount,
+  });
+
+  /** The message's event, or undefined when it does not decode (then it is terminated). */
+  function decoded(m: JsMsg): { event: T } | undefined {
     try {
-      event = options.decode(m.json());
+      return { event: options.decode(m.json()) };
     } catch (err) {
       logger.error({ err, subject: m.subject, seq: m.seq }, 'undecodable event terminated');
       m.term(); // no reason argument: nats-server < 2.10.4 ignores '+TERM <reason>'
-      return;
+      return undefined;
     }
+  }
+
+  const ack = (m: JsMsg) =>
+    m.ackAck().catch((err: unknown) => logger.warn({ err, seq: m.seq }, 'ack not confirmed; event may be redelivered'));
+
+  async function handleOne(m: JsMsg): Promise<void> {
+    const meta = metaOf(m);
+    const got = decoded(m);
+    if (!got) return;
     try {
-      await options.handle(event, meta);
+      await options.handle(got.event, meta);
     } catch (err) {
       if (err instanceof PoisonMessageError) {
         logger.error({ err, subject: m.subject, seq: m.seq }, 'poison event terminated');
@@ -176,20 +201,72 @@ export async function startConsumer<T>(options: ConsumerOptions<T>): Promise<Run
       m.nak(nakDelay);
       return;
     }
-    await m
-      .ackAck()
-      .catch((err: unknown) => logger.warn({ err, seq: m.seq }, 'ack not confirmed; event may be redelivered'));
+    await ack(m);
   }
 
-  const loop = (async () => {
-    const inflight = new Set<Promise<void>>();
-    for await (const m of messages) {
-      const p: Promise<void> = handleOne(m).finally(() => inflight.delete(p));
-      inflight.add(p);
-      if (inflight.size >= concurrency) await Promise.race(inflight);
+  async function handleRun(run: JsMsg[]): Promise<void> {
+    if (!handleBatch || run.length === 1) {
+      for (const m of run) await handleOne(m);
+      return;
     }
-    await Promise.all(inflight);
-  })();
+    const taken: JsMsg[] = [];
+    const events: Array<{ event: T; meta: EventMeta }> = [];
+    for (const m of run) {
+      const got = decoded(m);
+      if (!got) continue;
+      taken.push(m);
+      events.push({ event: got.event, meta: metaOf(m) });
+    }
+    try {
+      await handleBatch(events);
+    } catch (err) {
+      logger.warn({ err, events: events.length }, 'batch handler failed; handling its events one by one');
+      for (const m of taken) await handleOne(m);
+      return;
+    }
+    await Promise.all(taken.map(ack));
+  }
+
+  const loop = handleBatch
+    ? (async () => {
+        // The reader keeps up to `batchSize` messages at hand; the handler takes all of them each run.
+        const hand: JsMsg[] = [];
+        let arrived: (() => void) | undefined;
+        let taken: (() => void) | undefined;
+        let ended = false;
+        const reader = (async () => {
+          for await (const m of messages) {
+            hand.push(m);
+            arrived?.();
+            if (hand.length >= batchSize) await new Promise<void>((resolve) => (taken = resolve));
+          }
+        })().finally(() => {
+          ended = true;
+          arrived?.();
+        });
+        for (;;) {
+          if (hand.length === 0) {
+            if (ended) break;
+            await new Promise<void>((resolve) => (arrived = resolve));
+            arrived = undefined;
+            continue;
+          }
+          const run = hand.splice(0, batchSize);
+          taken?.();
+          taken = undefined;
+          await handleRun(run);
+        }
+        await reader;
+      })()
+    : (async () => {
+        const inflight = new Set<Promise<void>>();
+        for await (const m of messages) {
+          const p: Promise<void> = handleOne(m).finally(() => inflight.delete(p));
+          inflight.add(p);
+          if (inflight.size >= concurrency) await Promise.race(inflight);
+        }
+        await Promise.all(inflight);
+      })();
 
   return {
     async stop() {

@@ -1,4 +1,4 @@
-import mongoose, { type Connection } from 'mongoose';
+import mongoose, { type Connection, type mongo } from 'mongoose';
 
 /**
  * A mongoose connection to one database, with the safety settings NRAD requires:
@@ -49,4 +49,47 @@ export async function isFerretDb(conn: Connection): Promise<boolean> {
 /** MongoDB's duplicate-key error (FerretDB too). Compare the code, never the message. */
 export function isDuplicateKeyError(err: unknown): boolean {
   return typeof err === 'object' && err !== null && (err as { code?: unknown }).code === 11000;
+}
+
+/**
+ * Inserts `docs` in one unordered write and resolves the positions of those refused as duplicates
+ * (a unique index, `_id` included, already holds their key), having inserted the rest. Any other
+ * failure throws.
+ */
+export async function insertManyExceptDuplicates<T extends object>(
+  collection: mongo.Collection<T>,
+  docs: readonly T[],
+): Promise<number[]> {
+  if (docs.length === 0) return [];
+  try {
+    await collection.insertMany(docs as mongo.OptionalUnlessRequiredId<T>[], { ordered: false });
+    return [];
+  } catch (err) {
+    const writeErrors = (err as { writeErrors?: unknown }).writeErrors;
+    const list = (Array.isArray(writeErrors) ? writeErrors : writeErrors ? [writeErrors] : []) as Array<{
+      index: number;
+      code?: number;
+      err?: { code?: number };
+    }>;
+    if (!list.length || list.some((e) => (e.code ?? e.err?.code) !== 11000)) throw err;
+    return list.map((e) => e.index);
+  }
+}
+
+/**
+ * Writes documents whole by `_id`, as an upsert each would, but inserts those `likelyNew` says are
+ * new in one unordered write first (one transaction for all of them on FerretDB, where each upsert
+ * is a query and a transaction of its own); one found to exist already is replaced like the rest.
+ */
+export async function replaceManyById<T extends { _id: unknown }>(
+  collection: mongo.Collection<T>,
+  docs: readonly T[],
+  likelyNew: (doc: T) => boolean,
+): Promise<void> {
+  const fresh = docs.filter(likelyNew);
+  const refused = new Set((await insertManyExceptDuplicates(collection, fresh)).map((at) => fresh[at] as T));
+  for (const doc of docs) {
+    if (likelyNew(doc) && !refused.has(doc)) continue;
+    await collection.replaceOne({ _id: doc._id } as mongo.Filter<T>, doc as mongo.WithoutId<T>, { upsert: true });
+  }
 }

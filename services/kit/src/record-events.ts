@@ -28,19 +28,21 @@ export interface RecordEventsConfig {
 
 /**
  * Makes sure the RECORDS stream exists and starts the service's durable consumer of `records.>`:
- * one event at a time in stream order, acknowledged once `handle` resolves (handlers are
- * idempotent by record version), redelivered after a delay when it throws; an event that does not
- * decode is terminated (logged).
+ * events in stream order, acknowledged once `handle` resolves (handlers are idempotent by record
+ * version), redelivered after a delay when it throws; an event that does not decode is terminated
+ * (logged). With `handleBatch`, the events at hand are handled together (a bulk write for many),
+ * and one by one with `handle` when that throws.
  */
 export async function consumeRecordEvents(
   bus: Bus,
   config: RecordEventsConfig,
   handle: (event: RecordEvent) => Promise<void>,
   logger: Logger,
+  handleBatch?: (events: RecordEvent[]) => Promise<void>,
 ): Promise<RunningConsumer> {
   const filterSubject = `${config.RECORDS_SUBJECT_PREFIX}.>`;
   await ensureStream(bus.jsm, { name: config.RECORDS_STREAM, subjects: [filterSubject] });
-  return startConsumer({
+  return startConsumer<RecordEvent>({
     bus,
     stream: config.RECORDS_STREAM,
     durable: config.RECORDS_CONSUMER,
@@ -48,6 +50,7 @@ export async function consumeRecordEvents(
     ackWaitMs: config.EVENT_ACK_WAIT_MS,
     decode: (data) => RecordEventSchema.parse(data),
     handle,
+    ...(handleBatch ? { handleBatch: (run) => handleBatch(run.map((r) => r.event)) } : {}),
     logger,
   });
 }

@@ -2,6 +2,7 @@ import { type Bus, createServiceApp, ensureStream, type Logger, mongoReadiness }
 import type { Connection } from 'mongoose';
 import type { RecordsConfig } from './config.ts';
 import { DropdownRepository } from './data/dropdowns.ts';
+import { ImportEventsRepository } from './data/import-events.ts';
 import { RecordRepository } from './data/records.ts';
 import { startLinkConsumer } from './events/link-consumer.ts';
 import { OutboxRelay } from './events/outbox-relay.ts';
@@ -25,6 +26,7 @@ export interface RecordsAppDeps {
  */
 export async function createApp({ config, db, bus, logger }: RecordsAppDeps) {
   const records = new RecordRepository(db);
+  const imports = new ImportEventsRepository(db);
   const dropdowns = new DropdownRepository(db);
   await records.init();
   await dropdowns.seed(DEFAULT_DROPDOWNS);
@@ -35,13 +37,22 @@ export async function createApp({ config, db, bus, logger }: RecordsAppDeps) {
   const lock = new KeyedLock();
   const relay = new OutboxRelay({
     records,
+    imports,
     bus,
     lock,
     logger,
     retryMs: config.RELAY_RETRY_MS,
     sweepMs: config.RELAY_SWEEP_MS,
   });
-  const deps: RecordDeps = { records, dropdowns, relay, lock, logger, subjectPrefix: config.RECORDS_SUBJECT_PREFIX };
+  const deps: RecordDeps = {
+    records,
+    imports,
+    dropdowns,
+    relay,
+    lock,
+    logger,
+    subjectPrefix: config.RECORDS_SUBJECT_PREFIX,
+  };
 
   const app = createServiceApp({
     name: 'records',

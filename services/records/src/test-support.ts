@@ -1,4 +1,10 @@
-import { IDENTITY_HEADER, type Organization, type UserIdentity } from '@nrad/contracts';
+import {
+  type CaseRecord,
+  IDENTITY_HEADER,
+  type Organization,
+  type RecordEvent,
+  type UserIdentity,
+} from '@nrad/contracts';
 import { waitUntil } from '@nrad/infra';
 import type { TestNamespace } from '@nrad/infra/harness/namespace';
 import { type Bus, connectBus, connectMongo, type Logger, signIdentity } from '@nrad/service-kit';
@@ -49,6 +55,17 @@ function sibling(name: string, pattern: RegExp, token: string, separator: string
 /** A signed-in user of an organization, as the gateway would vouch for them. */
 export function testUser(organization: Organization, name = `${organization} user`): UserIdentity {
   return { kind: 'user', userId: new Types.ObjectId().toHexString(), name, organization, role: 'Analyst' };
+}
+
+/** A `records.*` event as the records service publishes it, around a snapshot it answered with. */
+export function testRecordEvent(type: RecordEvent['type'], record: CaseRecord, by: UserIdentity): RecordEvent {
+  return {
+    id: crypto.randomUUID(),
+    type,
+    time: new Date().toISOString(),
+    actor: { userId: by.userId, name: by.name, organization: record.organization },
+    record,
+  };
 }
 
 let bodies = 0;

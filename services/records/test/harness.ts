@@ -62,7 +62,7 @@ export interface RecordsHarness {
   }>;
   /** Starts a fresh instance of the service on the same database and stream (a restart). */
   restart(): Promise<void>;
-  /** Waits until no record has an unpublished event, then reads every event of the stream. */
+  /** Waits until no record or import has an unpublished event, then reads every event of the stream. */
   settledEvents(): Promise<Array<StreamedEvent>>;
   stop(): Promise<void>;
 }
@@ -106,7 +106,9 @@ export async function startRecords(options: { natsUrl?: string; sweepMs?: number
     h.server = h.built.app.callback();
   };
   h.settledEvents = async () => {
-    const pending = () => db.collection('records').countDocuments({ outboxPending: true });
+    const pending = async () =>
+      (await db.collection('records').countDocuments({ outboxPending: true })) +
+      (await db.collection('import_events').countDocuments({}));
     await waitUntil('outbox drained', async () => (await pending()) === 0, 20_000);
     return readStream(bus, config.RECORDS_STREAM);
   };

@@ -1,9 +1,13 @@
-import { IDENTITY_HEADER, type RecordImportOutcome, TOTAL_COUNT_HEADER } from '@nrad/contracts';
+import { IDENTITY_HEADER, type RecordImportOutcome, RecordInputSchema, TOTAL_COUNT_HEADER } from '@nrad/contracts';
 import { signIdentity } from '@nrad/service-kit';
+import { Types } from 'mongoose';
 import request from 'supertest';
 import { describe, expect, it } from 'vitest';
+import type { ImportEventsDoc } from '../src/data/import-events.ts';
+import { newRecordDoc, presentRecord } from '../src/data/records.ts';
 import { importedRecordId } from '../src/use-cases/import.ts';
-import { recordBody, SECRET, startRecords, userOf } from './harness.ts';
+import { outboxEntry } from '../src/use-cases/records.ts';
+import { readStream, recordBody, SECRET, startRecords, userOf } from './harness.ts';
 
 const h = await startRecords();
 const bps = userOf('BPS', 'Betty Police');
@@ -87,5 +91,47 @@ describe('internal import (the ingest worker creates a batch upload’s rows thr
     await importAs(bps, { owner: bps, items }, 401);
     await importAs(ingest, { owner: bps, items: [] }, 400);
     await importAs(ingest, { owner: { ...bps, kind: 'anonymous' }, items }, 400);
+  });
+
+  it('publishes what an import left in its outbox (a crash before relaying): events of records that exist, once all exist or the request is old', async () => {
+    const { records, imports, subjectPrefix } = h.built.deps;
+    const docOf = () =>
+      newRecordDoc(RecordInputSchema.parse(recordBody()), { organization: 'BPS', createdById: bps.userId });
+    /** An import outbox document for `docs`, written `ageMs` ago; only `stored` of them inserted. */
+    const leftover = async (ageMs: number, docs: ReturnType<typeof docOf>[], stored: typeof docs) => {
+      const batch: ImportEventsDoc = {
+        _id: new Types.ObjectId(),
+        events: docs.map((doc) => ({
+          recordId: doc._id,
+          entry: outboxEntry(subjectPrefix, 'created', bps, presentRecord(doc)),
+        })),
+        createdAt: new Date(Date.now() - ageMs),
+      };
+      await imports.add(batch);
+      expect(await records.insertMany(stored)).toEqual([]);
+      return batch;
+    };
+    const [a, b, c, d, e] = [docOf(), docOf(), docOf(), docOf(), docOf()] as const;
+    const complete = await leftover(0, [a, b], [a, b]);
+    const importing = await leftover(0, [c, d], [c]); // d not inserted yet: another import is under way
+    const old = await leftover(3_600_000, [e, d], [e]); // d never came: its row was refused
+
+    await h.built.relay.sweep();
+    const left = (await imports.oldest(10)).map((doc) => doc._id.toHexString());
+    expect(left).toContain(importing._id.toHexString());
+    expect(left).not.toContain(complete._id.toHexString());
+    expect(left).not.toContain(old._id.toHexString());
+    const published = (await readStream(h.bus, h.stream))
+      .filter((ev) => ev.type === 'created')
+      .map((ev) => ev.record.id);
+    for (const doc of [a, b, e]) expect(published).toContain(doc._id.toHexString());
+    for (const doc of [c, d]) expect(published).not.toContain(doc._id.toHexString());
+
+    // Once its last record is there, the sweep publishes the waiting request too.
+    expect(await records.insertMany([d])).toEqual([]);
+    await h.built.relay.sweep();
+    expect((await imports.oldest(10)).map((doc) => doc._id.toHexString())).not.toContain(importing._id.toHexString());
+    const now = (await h.settledEvents()).filter((ev) => ev.type === 'created').map((ev) => ev.record.id);
+    for (const doc of [c, d]) expect(now.filter((id) => id === doc._id.toHexString())).toHaveLength(1);
   });
 });

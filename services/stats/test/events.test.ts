@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { type CaseRecord, type RecordEvent, recordSubject } from '@nrad/contracts';
+import { testRecordEvent } from '@nrad/records-service/test-support';
 import { Types } from 'mongoose';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { STATE_COLLECTION } from '../src/data/store.ts';
@@ -14,14 +15,7 @@ const bps = userOf('BPS');
 const fia = userOf('FIA');
 const cus = userOf('CUS');
 
-/** An event as the records service publishes it, around a snapshot it answered with. */
-const eventOf = (type: RecordEvent['type'], record: CaseRecord): RecordEvent => ({
-  id: randomUUID(),
-  type,
-  time: new Date().toISOString(),
-  actor: { userId: bps.userId, name: bps.name, organization: record.organization },
-  record,
-});
+const eventOf = (type: RecordEvent['type'], record: CaseRecord) => testRecordEvent(type, record, bps);
 
 describe('the consumer of records.*', () => {
   it('never counts an event twice: re-published under new message ids, or under the same one', async () => {

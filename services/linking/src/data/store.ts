@@ -1,5 +1,5 @@
 import type { CaseRecord, Link, LinkEvent } from '@nrad/contracts';
-import { isDuplicateKeyError } from '@nrad/service-kit';
+import { isDuplicateKeyError, replaceManyById } from '@nrad/service-kit';
 import { type Connection, type Model, type mongo, Schema, Types } from 'mongoose';
 import type { IndexEntry } from '../domain/match-index.ts';
 
@@ -175,6 +175,15 @@ export class LinkingStore {
   async saveEntry(entry: IndexEntry): Promise<void> {
     const doc = indexDoc(entry);
     await this.rawIndex.replaceOne(linkingQueries.entry(doc._id).filter, doc, { upsert: true });
+  }
+
+  /**
+   * Writes entries whole, as `saveEntry` each would; those `isNew` says are new to the store are
+   * inserted together (one write for a run of new records' events).
+   */
+  async saveEntries(entries: readonly IndexEntry[], isNew: (entry: IndexEntry) => boolean): Promise<void> {
+    const fresh = new Set(entries.filter(isNew).map((entry) => entry.id));
+    await replaceManyById(this.rawIndex, entries.map(indexDoc), (doc) => fresh.has(doc._id.toHexString()));
   }
 
   /** Inserts many new entries at once (seeding a benchmark; a rebuild). */

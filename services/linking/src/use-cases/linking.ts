@@ -61,6 +61,31 @@ export async function applyRecordEvent(deps: LinkingDeps, event: RecordEvent): P
   }
 }
 
+/**
+ * Applies a run of `records.*` events (in stream order) exactly as `applyRecordEvent` applies each
+ * in turn, with one bulk write for their index entries before the in-memory index and the links
+ * follow event by event: the entries of records new to the index are inserted together.
+ */
+export async function applyRecordEvents(deps: LinkingDeps, events: readonly RecordEvent[]): Promise<void> {
+  const newest = new Map<string, IndexEntry>();
+  const entries = events.map((event) => {
+    const current = newest.get(event.record.id) ?? deps.index.get(event.record.id);
+    if (current && event.record.version <= current.version) return undefined;
+    const entry = entryFor(event.record);
+    newest.set(entry.id, entry);
+    return entry;
+  });
+  await deps.store.saveEntries([...newest.values()], (entry) => !deps.index.get(entry.id));
+  // As one by one: a new record is linked to those indexed before it, not to later ones of the run.
+  for (const [at, event] of events.entries()) {
+    const entry = entries[at];
+    if (entry) deps.index.put(entry);
+    if (event.type !== 'created' || !deps.autoLink) continue;
+    const current = deps.index.get(event.record.id);
+    if (current && !current.deleted) await autoLink(deps, current);
+  }
+}
+
 /** Links `entry` to every active record of another organization at or above the threshold. */
 export async function autoLink(deps: LinkingDeps, entry: IndexEntry): Promise<Link[]> {
   const found = deps.index.find(entry.prepared, entry.keys, {

@@ -8,7 +8,7 @@ import {
   type Organization,
   type RecordInput,
 } from '@nrad/contracts';
-import { isDuplicateKeyError } from '@nrad/service-kit';
+import { insertManyExceptDuplicates, isDuplicateKeyError } from '@nrad/service-kit';
 import mongoose, { type Connection, type Model, type mongo, Schema, Types } from 'mongoose';
 import { incidentKey, incidentKeyParts, nameCompounds, nameVariants, tokensOf, words } from '../domain/text.ts';
 import { type Cursor, encodeCursor } from './cursor.ts';
@@ -450,24 +450,11 @@ export class RecordRepository {
   }
 
   /**
-   * Inserts new records (each with its pending events) in one unordered write; resolves the ids of
-   * those refused as duplicates (their `_id` or incident number is taken), having inserted the rest.
+   * Inserts new records in one unordered write; resolves the ids of those refused as duplicates
+   * (their `_id` or incident number is taken), having inserted the rest.
    */
   async insertMany(docs: RecordDoc[]): Promise<Types.ObjectId[]> {
-    if (docs.length === 0) return [];
-    try {
-      await this.raw.insertMany(docs, { ordered: false });
-      return [];
-    } catch (err) {
-      const writeErrors = (err as { writeErrors?: unknown }).writeErrors;
-      const list = (Array.isArray(writeErrors) ? writeErrors : writeErrors ? [writeErrors] : []) as Array<{
-        index: number;
-        code?: number;
-        err?: { code?: number };
-      }>;
-      if (!list.length || list.some((e) => (e.code ?? e.err?.code) !== 11000)) throw err;
-      return list.map((e) => (docs[e.index] as RecordDoc)._id);
-    }
+    return (await insertManyExceptDuplicates(this.raw, docs)).map((at) => (docs[at] as RecordDoc)._id);
   }
 
   async existingIds(ids: Types.ObjectId[]): Promise<Types.ObjectId[]> {
@@ -589,19 +576,6 @@ export class RecordRepository {
   /** The pending events of one record and the version they belong to. */
   async outboxOf(id: Types.ObjectId): Promise<{ version: number; outbox: OutboxEntry[] } | null> {
     return this.model.findById(id).select({ version: 1, outbox: 1 }).lean<{ version: number; outbox: OutboxEntry[] }>();
-  }
-
-  /**
-   * Clears the outbox of records still at their first version whose only event was published (an
-   * import's records); resolves how many were cleared. Callers hold the records' locks.
-   */
-  async clearFirstOutboxes(ids: Types.ObjectId[]): Promise<number> {
-    if (ids.length === 0) return 0;
-    const result = await this.raw.updateMany(
-      { _id: op({ $in: ids }), version: 1, outboxPending: true },
-      { $set: { outbox: [], outboxPending: false } },
-    );
-    return result.modifiedCount;
   }
 
   /** Replaces the pending events of a record still at `version`; false when it changed meanwhile. */

@@ -1,5 +1,6 @@
 import { type Bus, type Logger, publishEvent } from '@nrad/service-kit';
 import type { Types } from 'mongoose';
+import type { ImportEvent, ImportEventsDoc, ImportEventsRepository } from '../data/import-events.ts';
 import type { OutboxEntry, RecordRepository } from '../data/records.ts';
 import type { KeyedLock } from '../lib/keyed-lock.ts';
 
@@ -8,6 +9,7 @@ const IMPORT_PUBLISHING = 64;
 
 export interface RelayOptions {
   records: RecordRepository;
+  imports: ImportEventsRepository;
   bus: Bus;
   lock: KeyedLock;
   logger: Logger;
@@ -15,6 +17,8 @@ export interface RelayOptions {
   retryMs?: number;
   /** How often the whole collection is searched for pending events (default 10 min; also at start). */
   sweepMs?: number;
+  /** Age after which an import outbox document is relayed although some of its records are missing (default 10 min). */
+  importSettleMs?: number;
 }
 
 /**
@@ -35,6 +39,8 @@ export class OutboxRelay {
   private readonly retry = new Map<string, Types.ObjectId>();
   private timers: NodeJS.Timeout[] = [];
   private readonly busy = new Set<Promise<void>>();
+  /** Import outbox documents this process is relaying now (the sweep leaves them alone). */
+  private readonly importing = new Set<string>();
   private stopped = false;
   private failing = false;
 
@@ -84,41 +90,68 @@ export class OutboxRelay {
   }
 
   /**
-   * Relays the `created` events of records just inserted together (an import), with one write for
-   * all instead of a read and a write per record: publishes them (`IMPORT_PUBLISHING` at a time),
-   * then, holding the records' locks, clears the outboxes of those still at version 1. A record
-   * whose event could not be published, or that changed meanwhile, is relayed on its own.
+   * Relays the `created` events of an import request (stored in the import outbox before its
+   * records, docs/adr/0011): publishes those of the records it created (`IMPORT_PUBLISHING` at a
+   * time), then deletes the request's document. What could not be published stays there for the
+   * sweep.
    */
-  relayCreated(docs: ReadonlyArray<{ _id: Types.ObjectId; outbox: readonly OutboxEntry[] }>): void {
-    if (this.stopped || docs.length === 0) return;
-    const p = this.publishCreated(docs)
-      .catch((err: unknown) => {
-        this.options.logger.warn({ err }, 'relaying imported records failed; relaying them one by one');
-        for (const doc of docs) this.kick(doc._id, doc.outbox);
-      })
-      .finally(() => this.busy.delete(p));
+  relayImported(doc: ImportEventsDoc, created: ReadonlySet<string>): void {
+    if (this.stopped) return; // the next start's sweep publishes them
+    const key = doc._id.toHexString();
+    this.importing.add(key);
+    const p: Promise<void> = this.publishImported(
+      doc,
+      doc.events.filter((e) => created.has(e.recordId.toHexString())),
+    )
+      .then(() => undefined)
+      .catch((err: unknown) => this.options.logger.warn({ err }, 'relaying an import failed; the sweep will'))
+      .finally(() => {
+        this.importing.delete(key);
+        this.busy.delete(p);
+      });
     this.busy.add(p); // stop() waits for it
   }
 
-  private async publishCreated(docs: ReadonlyArray<{ _id: Types.ObjectId; outbox: readonly OutboxEntry[] }>) {
-    const published: Types.ObjectId[] = [];
+  /** Publishes `events` in order of need (`IMPORT_PUBLISHING` at once); deletes `doc` once all went. */
+  private async publishImported(doc: ImportEventsDoc, events: readonly ImportEvent[]): Promise<boolean> {
     let next = 0;
+    let failed = false;
     const worker = async () => {
-      for (let i = next++; i < docs.length; i = next++) {
-        const doc = docs[i] as (typeof docs)[number];
-        const [event] = doc.outbox;
-        if (doc.outbox.length === 1 && event && (await this.publish(event))) published.push(doc._id);
-        else this.kick(doc._id, doc.outbox);
+      for (let i = next++; i < events.length && !failed; i = next++) {
+        if (!(await this.publish((events[i] as ImportEvent).entry))) failed = true;
       }
     };
-    await Promise.all(Array.from({ length: Math.min(IMPORT_PUBLISHING, docs.length) }, worker));
-    const { records, lock } = this.options;
-    const cleared = await lock.runAll(
-      published.map((id) => id.toHexString()),
-      () => records.clearFirstOutboxes(published),
-    );
-    // Some changed since their insert (an edit appended an event): each is relayed on its own.
-    if (cleared < published.length) for (const id of published) this.kick(id);
+    await Promise.all(Array.from({ length: Math.min(IMPORT_PUBLISHING, events.length) }, worker));
+    if (failed) return false;
+    await this.options.imports.remove(doc._id);
+    return true;
+  }
+
+  /**
+   * Publishes what import requests left in the import outbox (a crash between storing the events
+   * and relaying them, NATS down): the events of the records that exist, once every record of the
+   * request exists or the request is older than `importSettleMs` (a record missing by then was
+   * never created: its row was refused). Stops early when publishing fails.
+   */
+  private async sweepImports(): Promise<void> {
+    const { imports, records } = this.options;
+    const settleMs = this.options.importSettleMs ?? 600_000;
+    for (;;) {
+      let removed = 0;
+      for (const doc of await imports.oldest(20)) {
+        if (this.stopped) return;
+        if (this.importing.has(doc._id.toHexString())) continue;
+        const existing = new Set(
+          (await records.existingIds(doc.events.map((e) => e.recordId))).map((id) => id.toHexString()),
+        );
+        const settled = existing.size === doc.events.length || Date.now() - doc.createdAt.getTime() > settleMs;
+        if (!settled) continue; // still being imported: the next sweep comes back to it
+        const events = doc.events.filter((e) => existing.has(e.recordId.toHexString()));
+        if (!(await this.publishImported(doc, events))) return;
+        removed++;
+      }
+      if (removed === 0) return;
+    }
   }
 
   /** Retries the records of this process whose events could not be published. */
@@ -130,9 +163,10 @@ export class OutboxRelay {
     }
   }
 
-  /** Publishes every pending event in the collection; stops early when publishing fails. */
+  /** Publishes every pending event (records' and imports'); stops early when publishing fails. */
   async sweep(): Promise<void> {
     try {
+      await this.sweepImports();
       for (;;) {
         const ids = await this.options.records.withPendingEvents(200);
         if (ids.length === 0) return;

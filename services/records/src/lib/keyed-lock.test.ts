@@ -27,25 +27,4 @@ describe('KeyedLock', () => {
     await expect(failed).rejects.toThrow('boom');
     await expect(next).resolves.toBe('ok');
   });
-
-  it('runAll runs its work holding every key: never alongside work on any of them', async () => {
-    const lock = new KeyedLock();
-    const log: string[] = [];
-    const hold = (name: string, ms: number) => async () => {
-      log.push(`${name}+`);
-      await new Promise((r) => setTimeout(r, ms));
-      log.push(`${name}-`);
-      return name;
-    };
-    const before = lock.run('b', hold('b-before', 20));
-    const all = lock.runAll(['c', 'a', 'b', 'a'], hold('all', 10));
-    const onC = lock.run('c', hold('c', 15));
-    const other = lock.run('z', hold('z', 1));
-    expect(await Promise.all([before, all, onC, other])).toEqual(['b-before', 'all', 'c', 'z']);
-    const apart = (x: string, y: string) =>
-      log.indexOf(`${x}-`) < log.indexOf(`${y}+`) || log.indexOf(`${y}-`) < log.indexOf(`${x}+`);
-    expect(apart('all', 'b-before')).toBe(true);
-    expect(apart('all', 'c')).toBe(true);
-    expect(log.indexOf('z-')).toBeLessThan(log.indexOf('all-')); // other keys go alongside
-  });
 });

@@ -20,11 +20,4 @@ export class KeyedLock {
       if (this.tails.get(key) === tail) this.tails.delete(key);
     }
   }
-
-  /** Runs `work` holding the locks of every key (taken one after another, in sorted order). */
-  runAll<T>(keys: readonly string[], work: () => Promise<T>): Promise<T> {
-    const sorted = [...new Set(keys)].sort();
-    const locked = sorted.reduceRight<() => Promise<T>>((inner, key) => () => this.run(key, inner), work);
-    return locked();
-  }
 }

@@ -8,6 +8,7 @@ import {
   type UserIdentity,
 } from '@nrad/contracts';
 import { Types } from 'mongoose';
+import type { ImportEventsDoc } from '../data/import-events.ts';
 import { newRecordDoc, presentRecord, type RecordDoc } from '../data/records.ts';
 import {
   checkOptionsIn,
@@ -92,11 +93,18 @@ export async function importRecords(
     }
   }
 
-  const docs = fresh.map(({ doc }) => {
-    const event = outboxEntry(deps.subjectPrefix, 'created', owner, presentRecord(doc));
-    return { ...doc, outbox: [event], outboxPending: true };
-  });
-  const failed = new Set((await deps.records.insertMany(docs)).map((id) => id.toHexString()));
+  // The events first, all in one document (the import outbox, docs/adr/0011), then the records:
+  // an event is relayed only for a record that exists, so a crash between the two loses none.
+  const batch: ImportEventsDoc = {
+    _id: new Types.ObjectId(),
+    events: fresh.map(({ doc }) => ({
+      recordId: doc._id,
+      entry: outboxEntry(deps.subjectPrefix, 'created', owner, presentRecord(doc)),
+    })),
+    createdAt: now,
+  };
+  if (fresh.length) await deps.imports.add(batch);
+  const failed = new Set((await deps.records.insertMany(fresh.map((c) => c.doc))).map((id) => id.toHexString()));
   if (failed.size) {
     // Lost a race (another import of the same key, or a create of the same number meanwhile).
     const nowExisting = new Set(
@@ -115,12 +123,14 @@ export async function importRecords(
       );
     }
   }
-  const created = docs.filter((doc) => !failed.has(doc._id.toHexString()));
+  const created = new Set<string>();
   for (const c of fresh) {
     const id = c.doc._id.toHexString();
-    if (!failed.has(id)) Object.assign(outcomes[c.at] as RecordImportOutcome, { outcome: 'created', id });
+    if (failed.has(id)) continue;
+    created.add(id);
+    Object.assign(outcomes[c.at] as RecordImportOutcome, { outcome: 'created', id });
   }
-  // Their events go out together; the answer does not wait for them (the relay retries what fails).
-  deps.relay.relayCreated(created);
+  // Their events go out together; the answer does not wait for them (the sweep retries what fails).
+  if (fresh.length) deps.relay.relayImported(batch, created);
   return outcomes;
 }

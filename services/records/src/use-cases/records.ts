@@ -24,6 +24,7 @@ import { conflict, type Logger, notFound, parse, validationError } from '@nrad/s
 import { Types } from 'mongoose';
 import { decodeCursor, encodeCursor } from '../data/cursor.ts';
 import type { DropdownRepository } from '../data/dropdowns.ts';
+import type { ImportEventsRepository } from '../data/import-events.ts';
 import {
   dayToDate,
   derivedFields,
@@ -46,6 +47,8 @@ import type { KeyedLock } from '../lib/keyed-lock.ts';
 
 export interface RecordDeps {
   records: RecordRepository;
+  /** The import outbox: the `created` events of import requests (docs/adr/0011). */
+  imports: ImportEventsRepository;
   dropdowns: DropdownRepository;
   relay: OutboxRelay;
   lock: KeyedLock;

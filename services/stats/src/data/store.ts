@@ -1,5 +1,5 @@
 import { ORGANIZATION_CODES } from '@nrad/contracts';
-import { isFerretDb } from '@nrad/service-kit';
+import { isFerretDb, replaceManyById } from '@nrad/service-kit';
 import { type Connection, type Model, type mongo, Schema, Types } from 'mongoose';
 import type { RecordState } from '../domain/figures.ts';
 
@@ -98,6 +98,19 @@ export class StatsStore {
   async save(id: string, state: RecordState): Promise<void> {
     const doc = docOf(id, state);
     await this.collection().replaceOne(statsQueries.state(doc._id).filter, doc, { upsert: true });
+  }
+
+  /**
+   * Writes records' states as `save` each would; those `fresh` (new to the store, as far as the
+   * model knows) are inserted together: one write for a run of new records' events.
+   */
+  async saveMany(states: ReadonlyArray<{ id: string; state: RecordState; fresh: boolean }>): Promise<void> {
+    const fresh = new Set(states.filter((s) => s.fresh).map((s) => s.id));
+    await replaceManyById(
+      this.collection(),
+      states.map((s) => docOf(s.id, s.state)),
+      (doc) => fresh.has(doc._id.toHexString()),
+    );
   }
 
   /**

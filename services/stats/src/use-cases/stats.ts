@@ -49,6 +49,27 @@ export async function applyRecordEvent(deps: StatsDeps, event: RecordEvent): Pro
   deps.unsaved.delete(id);
 }
 
+/**
+ * Applies a run of `records.*` events (in stream order) as `applyRecordEvent` applies each, then
+ * stores the states they changed with one bulk write (the states of records new to the model are
+ * inserted together).
+ */
+export async function applyRecordEvents(deps: StatsDeps, events: readonly RecordEvent[]): Promise<void> {
+  const touched = new Map<string, boolean>(); // record id → new to the model before this run
+  for (const event of events) {
+    const id = event.record.id.toLowerCase();
+    const known = deps.model.stateOf(id) !== undefined;
+    if (deps.model.apply(id, stateOf(event.record))) deps.unsaved.add(id);
+    if (deps.unsaved.has(id) && !touched.has(id)) touched.set(id, !known);
+  }
+  const states = [...touched].flatMap(([id, fresh]) => {
+    const state = deps.model.stateOf(id);
+    return state ? [{ id, state, fresh }] : [];
+  });
+  await deps.store.saveMany(states);
+  for (const { id } of states) deps.unsaved.delete(id);
+}
+
 /** Whose records a user's statistics count: their agency's; ADMIN's are every organization's. */
 export const scopeOf = (user: UserIdentity): Organization | null =>
   user.organization === 'ADMIN' ? null : user.organization;

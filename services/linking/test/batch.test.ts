@@ -1,0 +1,90 @@
+import { randomUUID } from 'node:crypto';
+import type { CaseRecord, Organization, RecordEvent } from '@nrad/contracts';
+import { testRecordEvent } from '@nrad/records-service/test-support';
+import { Types } from 'mongoose';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { applyRecordEvent, applyRecordEvents } from '../src/use-cases/linking.ts';
+import { type LinkingHarness, startLinking, userOf } from './harness.ts';
+
+let h: LinkingHarness;
+let template: CaseRecord;
+const bps = userOf('BPS');
+
+beforeAll(async () => {
+  h = await startLinking();
+  template = await h.create(bps, { suspectName: 'Template Person', suspectDob: '1960-01-01' });
+});
+
+const eventOf = (type: RecordEvent['type'], record: CaseRecord) => testRecordEvent(type, record, bps);
+
+/**
+ * Three agencies' records of one person, as a run of events: BPS's, then Customs', then an edit
+ * of BPS's, then FIA's, then Customs' `created` again (a redelivery).
+ */
+function scenario(suspectName: string, suspectDob: string) {
+  const snapshot = (organization: Organization): CaseRecord => ({
+    ...template,
+    id: new Types.ObjectId().toHexString(),
+    incidentNumber: `BATCH-${randomUUID().slice(0, 8)}`,
+    organization,
+    suspectName,
+    suspectDob,
+  });
+  const [police, customs, fia] = [snapshot('BPS'), snapshot('CUS'), snapshot('FIA')];
+  const edited = { ...police, version: 2, caseAmount: '777.00' };
+  return {
+    records: [police, customs, fia],
+    run: [
+      eventOf('created', police),
+      eventOf('created', customs),
+      eventOf('updated', edited),
+      eventOf('created', fia),
+      eventOf('created', customs),
+    ],
+  };
+}
+
+/** What the run left: each record's stored entry version, and the links among them by position. */
+async function outcome(records: CaseRecord[]) {
+  const ids = records.map((r) => r.id);
+  const entries = await h.db
+    .collection('match_index')
+    .find({ _id: { $in: ids.map((id) => new Types.ObjectId(id)) } })
+    .toArray();
+  const links = await h.db
+    .collection('links')
+    .find({ sourceRecordId: { $in: ids } })
+    .toArray();
+  return {
+    versions: ids.map((id) => entries.find((e) => e._id.toHexString() === id)?.version),
+    memory: ids.map((id) => h.built.deps.index.get(id)?.version),
+    links: links
+      .map((l) => [ids.indexOf(l.sourceRecordId), ids.indexOf(l.linkedRecordId), l.linkType])
+      .sort((a, b) => String(a).localeCompare(String(b))),
+  };
+}
+
+describe('a run of records.* events handled together (the consumer’s batches)', () => {
+  it('indexes and links exactly as handling them one by one: a new record links to those before it', async () => {
+    const one = scenario('Adaeze Okonkwo-Ferris', '1971-04-05');
+    for (const event of one.run) await applyRecordEvent(h.built.deps, event);
+    const together = scenario('Bartholomew Quillfeather', '1958-11-23');
+    await applyRecordEvents(h.built.deps, together.run);
+
+    const expected = {
+      versions: [2, 1, 1],
+      memory: [2, 1, 1],
+      links: [
+        [1, 0, 'auto'], // Customs' record, when it came, linked to the police one
+        [2, 0, 'auto'], // FIA's to both
+        [2, 1, 'auto'],
+      ],
+    };
+    expect(await outcome(one.records)).toEqual(expected);
+    expect(await outcome(together.records)).toEqual(expected);
+
+    // Handled together again (a redelivered run): nothing new.
+    await applyRecordEvents(h.built.deps, together.run);
+    expect(await outcome(together.records)).toEqual(expected);
+  });
+});

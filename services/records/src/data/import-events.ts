@@ -1,0 +1,71 @@
+import { type Connection, type mongo, Types } from 'mongoose';
+import type { OutboxEntry } from './records.ts';
+
+/** The `created` event of one record of an import request. */
+export interface ImportEvent {
+  recordId: Types.ObjectId;
+  entry: OutboxEntry;
+}
+
+/** The `created` events of one import request, stored in one document before its records. */
+export interface ImportEventsDoc {
+  _id: Types.ObjectId;
+  events: ImportEvent[];
+  createdAt: Date;
+}
+
+/**
+ * As stored: the events as one JSON text (one string for the store to write and read back, where
+ * hundreds of nested documents would each be converted on every insert, read and delete).
+ */
+interface StoredImportEvents {
+  _id: Types.ObjectId;
+  events: string;
+  createdAt: Date;
+}
+
+const stored = (doc: ImportEventsDoc): StoredImportEvents => ({
+  _id: doc._id,
+  events: JSON.stringify(doc.events.map((e) => ({ recordId: e.recordId.toHexString(), entry: e.entry }))),
+  createdAt: doc.createdAt,
+});
+
+function loaded(doc: StoredImportEvents): ImportEventsDoc {
+  const events = JSON.parse(doc.events) as Array<{ recordId: string; entry: OutboxEntry & { createdAt: string } }>;
+  return {
+    _id: doc._id,
+    events: events.map((e) => ({
+      recordId: new Types.ObjectId(e.recordId),
+      entry: { ...e.entry, createdAt: new Date(e.entry.createdAt) },
+    })),
+    createdAt: doc.createdAt,
+  };
+}
+
+/**
+ * The import outbox (docs/adr/0011): an import request stores the `created` events of all its new
+ * records in one document, then inserts the records without events of their own. Its relay
+ * publishes the events of the records that exist and then deletes the document — one insert and
+ * one delete per request, where an outbox in each record would cost a second write of every
+ * record (every index of the collection written again) to clear it.
+ */
+export class ImportEventsRepository {
+  private readonly raw: mongo.Collection<StoredImportEvents>;
+
+  constructor(conn: Connection) {
+    this.raw = conn.collection<StoredImportEvents>('import_events') as unknown as mongo.Collection<StoredImportEvents>;
+  }
+
+  async add(doc: ImportEventsDoc): Promise<void> {
+    await this.raw.insertOne(stored(doc));
+  }
+
+  async remove(id: Types.ObjectId): Promise<void> {
+    await this.raw.deleteOne({ _id: id });
+  }
+
+  /** The oldest documents (by `_id`, which starts with its creation time). */
+  async oldest(limit: number): Promise<ImportEventsDoc[]> {
+    return (await this.raw.find({}).sort({ _id: 1 }).limit(limit).toArray()).map(loaded);
+  }
+}
