@@ -28,14 +28,24 @@ func main() {
 	sqliteDir := flag.String("sqlite-dir", "", "directory for the SQLite backend (one file per database)")
 	postgresURL := flag.String("postgresql-url", "", "use the PostgreSQL backend at this URL instead of SQLite")
 	parentPID := flag.Int("parent-pid", 0, "exit when this process is gone")
-	logLevel := flag.String("log-level", "warn", "debug, info, warn or error")
+	logLevel := flag.String("log-level", envOr("NRAD_FERRETDB_LOG_LEVEL", "warn"), "debug, info, warn or error")
 	flag.Parse()
 
 	var level slog.Level
 	if err := level.UnmarshalText([]byte(*logLevel)); err != nil {
 		fail("bad -log-level: %v", err)
 	}
-	logger := slog.New(&lazyAttrs{Handler: slog.NewJSONHandler(os.Stderr, &slog.HandlerOptions{Level: level})})
+	// Diagnosis: NRAD_FERRETDB_LOG_FILE sends the log to a file (at debug, every SQL statement with
+	// its time) instead of standard error.
+	logTo := os.Stderr
+	if path := os.Getenv("NRAD_FERRETDB_LOG_FILE"); path != "" {
+		f, err := os.OpenFile(path, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o600)
+		if err != nil {
+			fail("cannot open NRAD_FERRETDB_LOG_FILE: %v", err)
+		}
+		logTo = f
+	}
+	logger := slog.New(&lazyAttrs{Handler: slog.NewJSONHandler(logTo, &slog.HandlerOptions{Level: level})})
 
 	cfg := &ferretdb.Config{Listener: ferretdb.ListenerConfig{TCP: *listen}, Logger: logger}
 	switch {
@@ -54,7 +64,7 @@ func main() {
 		// FerretDB wants a file: URI naming an existing directory, with a trailing slash.
 		// synchronous=NORMAL: in WAL mode a commit is not fsynced; an application crash loses
 		// nothing, a power loss may undo the last commits but never corrupts (ADR 0011).
-		cfg.SQLiteURL = "file:" + dir + "/?_pragma=synchronous(normal)&_pragma=cache_size(-65536)&_pragma=mmap_size(1073741824)"
+		cfg.SQLiteURL = "file:" + dir + "/?_pragma=synchronous(normal)&_pragma=cache_size(-65536)&_pragma=mmap_size(1073741824)&_pragma=wal_autocheckpoint(16384)"
 	default:
 		fail("one of -sqlite-dir or -postgresql-url is required")
 	}
@@ -140,4 +150,11 @@ func (h *lazyAttrs) materialized() slog.Handler {
 		return h.Handler
 	}
 	return h.Handler.WithAttrs(h.attrs)
+}
+
+func envOr(name, fallback string) string {
+	if v := os.Getenv(name); v != "" {
+		return v
+	}
+	return fallback
 }

@@ -32,7 +32,7 @@ export const IngestConfigSchema = z.object({
   /** Jobs one worker runs at once. */
   INGEST_CONCURRENCY: count(1),
   /** Rows sent to the records service per import request (at most 1000). */
-  INGEST_BATCH_ROWS: z.coerce.number().int().min(1).max(1000).default(500),
+  INGEST_BATCH_ROWS: z.coerce.number().int().min(1).max(1000).default(1000),
   /** How long a job stays with a worker that stopped answering before another takes it up. */
   INGEST_LOCK_MS: z.coerce.number().int().min(1000).default(30_000),
   /** Whether this process runs the worker (it always serves HTTP). */

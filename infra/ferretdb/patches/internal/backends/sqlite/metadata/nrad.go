@@ -445,11 +445,13 @@ func createElementsTable(ctx context.Context, tx *fsql.Tx, table string) error {
 // elementsOf is the SELECT of the elements table's rows of one field of the documents in `doc`
 // (NEW in a trigger, or an alias of the collection table that `from` lists before the field's
 // elements): the field's direct string elements when it is an array, or the field itself when it
-// is a string.
+// is a string. json_each walks the field's value alone (`->` takes it out of the document, which
+// SQLite parses once per statement and then finds in its JSON cache for json_type), not the whole
+// document, which json_each(document, path) would parse again for each field.
 func elementsOf(from, doc, field string, id int) string {
 	path := fmt.Sprintf(`'$."%s"'`, field) // field is a PlainField
 	return fmt.Sprintf(
-		`SELECT %[3]d, j.value, %[1]s.rowid FROM %[5]sjson_each(%[1]s.%[2]s, %[4]s) AS j `+
+		`SELECT %[3]d, j.value, %[1]s.rowid FROM %[5]sjson_each(%[1]s.%[2]s -> %[4]s) AS j `+
 			`WHERE j.type = 'text' AND json_type(%[1]s.%[2]s, %[4]s) IN ('array', 'text')`,
 		doc, DefaultColumn, id, path, from,
 	)
