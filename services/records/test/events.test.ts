@@ -1,13 +1,14 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { IDENTITY_HEADER, type RecordImportOutcome } from '@nrad/contracts';
 import { freePort, startNats } from '@nrad/infra';
 import { waitUntil } from '@nrad/infra/harness';
-import { startConsumer } from '@nrad/service-kit';
+import { signIdentity, startConsumer } from '@nrad/service-kit';
 import { Types } from 'mongoose';
 import request from 'supertest';
 import { describe, expect, it } from 'vitest';
-import { logger, readStream, recordBody, startRecords, userOf } from './harness.ts';
+import { logger, readStream, recordBody, SECRET, startRecords, userOf } from './harness.ts';
 
 describe('records.* events on the RECORDS stream', () => {
   it('publishes exactly one event per change, with the actor and the record after the change', async () => {
@@ -150,8 +151,20 @@ describe('records.* events on the RECORDS stream', () => {
         .send(recordBody({ incidentNumber: before.incidentNumber, suspectName: 'Changed While Down' }))
         .expect(200);
       await api.delete(`/api/records/${during[0]?.id}`).expect(200);
+      // An import (the ingest worker's path) as well: its events wait in the import outbox.
+      const imported = await request(h.server)
+        .post('/internal/records/import')
+        .set(IDENTITY_HEADER, await signIdentity({ kind: 'service', service: 'ingest' }, SECRET))
+        .send({
+          owner: userOf('BPS'),
+          items: [1, 2, 3].map((n) => ({ key: `down-${Date.now()}:${n}`, body: recordBody() })),
+        })
+        .expect(200);
+      const importedIds = (imported.body.results as RecordImportOutcome[]).map((r) => r.id);
+      expect(importedIds.every(Boolean)).toBe(true);
       const pending = await h.built.deps.records.withPendingEvents(100);
       expect(pending.length).toBe(6);
+      expect(await h.built.deps.imports.oldest(10)).toHaveLength(1);
       expect((await request(h.server).get('/readyz')).status).toBe(200);
 
       nats = await startNats({ storeDir: dir, port });
@@ -162,9 +175,10 @@ describe('records.* events on the RECORDS stream', () => {
           ...during.map((r) => `created:${r.id}`),
           `updated:${before.id}`,
           `deleted:${during[0]?.id}`,
+          ...importedIds.map((id) => `created:${id}`),
         ]),
       );
-      expect(events).toHaveLength(8);
+      expect(events).toHaveLength(11);
       // Per record, the order of changes is kept.
       const ofFirst = events.filter((e) => e.record.id === during[0]?.id).map((e) => e.type);
       expect(ofFirst).toEqual(['created', 'deleted']);

@@ -41,6 +41,8 @@ export class OutboxRelay {
   private readonly busy = new Set<Promise<void>>();
   /** Import outbox documents this process is relaying now (the sweep leaves them alone). */
   private readonly importing = new Set<string>();
+  /** Import outbox documents of this process whose events are not all published yet. */
+  private readonly importRetry = new Map<string, { doc: ImportEventsDoc; events: readonly ImportEvent[] }>();
   private stopped = false;
   private failing = false;
 
@@ -92,24 +94,34 @@ export class OutboxRelay {
   /**
    * Relays the `created` events of an import request (stored in the import outbox before its
    * records, docs/adr/0011): publishes those of the records it created (`IMPORT_PUBLISHING` at a
-   * time), then deletes the request's document. What could not be published stays there for the
-   * sweep.
+   * time), then deletes the request's document. What could not be published is retried every
+   * `retryMs` (and stays in the import outbox for the sweep of another run).
    */
   relayImported(doc: ImportEventsDoc, created: ReadonlySet<string>): void {
     if (this.stopped) return; // the next start's sweep publishes them
+    const events = doc.events.filter((e) => created.has(e.recordId.toHexString()));
+    const p: Promise<void> = this.relayImportOnce(doc, events)
+      .then(() => undefined)
+      .finally(() => this.busy.delete(p));
+    this.busy.add(p); // stop() waits for it
+  }
+
+  /** One attempt at an import's events; what fails is retried with the rest every `retryMs`. */
+  private async relayImportOnce(doc: ImportEventsDoc, events: readonly ImportEvent[]): Promise<boolean> {
     const key = doc._id.toHexString();
     this.importing.add(key);
-    const p: Promise<void> = this.publishImported(
-      doc,
-      doc.events.filter((e) => created.has(e.recordId.toHexString())),
-    )
-      .then(() => undefined)
-      .catch((err: unknown) => this.options.logger.warn({ err }, 'relaying an import failed; the sweep will'))
-      .finally(() => {
-        this.importing.delete(key);
-        this.busy.delete(p);
-      });
-    this.busy.add(p); // stop() waits for it
+    try {
+      const done = await this.publishImported(doc, events);
+      if (done) this.importRetry.delete(key);
+      else this.importRetry.set(key, { doc, events });
+      return done;
+    } catch (err) {
+      this.options.logger.warn({ err }, 'relaying an import failed; will retry');
+      this.importRetry.set(key, { doc, events });
+      return false;
+    } finally {
+      this.importing.delete(key);
+    }
   }
 
   /** Publishes `events` in order of need (`IMPORT_PUBLISHING` at once); deletes `doc` once all went. */
@@ -154,8 +166,11 @@ export class OutboxRelay {
     }
   }
 
-  /** Retries the records of this process whose events could not be published. */
+  /** Retries the imports and records of this process whose events could not be published. */
   private async retryPending(): Promise<void> {
+    for (const { doc, events } of [...this.importRetry.values()]) {
+      if (this.stopped || !(await this.relayImportOnce(doc, events))) return;
+    }
     for (const id of [...this.retry.values()]) {
       if (this.stopped) return;
       const done = await this.relay(id).catch(() => false);
