@@ -246,3 +246,11 @@ export const RecordEventSchema = z.object({
   record: RecordSchema,
 });
 export type RecordEvent = z.infer<typeof RecordEventSchema>;
+
+/** Incident numbers are unique ignoring letter case and spacing: "bps-2024-1 " is "BPS-2024-1". */
+export function incidentKey(incidentNumber: string): string {
+  return incidentNumber.trim().replace(/\s+/g, ' ').toUpperCase();
+}
+
+/** A create, an edit or an uploaded row whose incident number another record (or row) holds. */
+export const INCIDENT_NUMBER_TAKEN = 'Incident number already exists';

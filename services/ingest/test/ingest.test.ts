@@ -84,6 +84,21 @@ describe('POST /api/records/batch-upload', () => {
       .expect(200);
     expect(res.body).toMatchObject({ success: true, totalRecords: 3, successfulRecords: 2 });
     expect(res.body.errors).toEqual([{ row: 4, field: 'incidentNumber', message: 'Incident number already exists' }]);
+
+    // The first occurrence counts even when that row is refused for another reason: fixing it and
+    // uploading again must not turn up a clash the first upload hid. In any letter case or spacing.
+    const bad = goodRow({ 'Suspect Date of Birth': '2031-01-01' });
+    const later = goodRow({ 'Incident Number': ` ${String(bad[0]).toLowerCase()} ` });
+    const second = await api
+      .post('/api/records/batch-upload')
+      .attach('file', workbook([bad, later]), 'dup2.xlsx')
+      .expect(200);
+    expect(second.body).toMatchObject({ success: false, totalRecords: 2, successfulRecords: 0 });
+    expect(second.body.errors).toEqual([
+      { row: 2, field: 'suspectDob', message: 'must not be in the future' },
+      { row: 2, field: 'suspectDob', message: 'must be before the incident date' },
+      { row: 3, field: 'incidentNumber', message: 'Incident number already exists' },
+    ]);
   });
 
   it('refuses, before anything is stored, no file, a wrong name, a body that is not a form and two files', async () => {

@@ -3,7 +3,9 @@ import {
   type BatchRowError,
   type BatchUploadResult,
   fieldErrors,
+  INCIDENT_NUMBER_TAKEN,
   type IngestJob,
+  incidentKey,
   RecordInputSchema,
   type UserIdentity,
 } from '@nrad/contracts';
@@ -133,6 +135,24 @@ export function resultOf(
  * Idempotent: each row's record is keyed by upload id + row, so a retried job (after a crash, a
  * `kill -9`) finds the records it made and creates the rest; a finished upload is not run again.
  */
+/**
+ * An incident number repeated inside the file: the first occurrence counts (valid or not), each
+ * later one is its row's error — so fixing the first row and uploading again does not turn up a
+ * clash that the first upload hid.
+ */
+export function markRepeatedNumbers(rows: SheetRow[]): void {
+  const first = new Set<string>();
+  for (const r of rows) {
+    const number = r.body.incidentNumber;
+    if (typeof number !== 'string' || !number.trim()) continue;
+    const key = incidentKey(number);
+    if (!first.has(key)) first.add(key);
+    else if (!r.errors.some((e) => e.field === 'incidentNumber')) {
+      r.errors.push({ row: r.row, field: 'incidentNumber', message: INCIDENT_NUMBER_TAKEN });
+    }
+  }
+}
+
 export async function processUpload(deps: IngestDeps, data: IngestJobData): Promise<BatchUploadResult> {
   const upload = await deps.store.get(data.uploadId);
   if (!upload) throw new Error(`upload ${data.uploadId} is not stored`);
@@ -155,6 +175,7 @@ export async function processUpload(deps: IngestDeps, data: IngestJobData): Prom
     return result;
   }
 
+  markRepeatedNumbers(table.rows);
   const total = table.rows.length;
   await deps.store.progress(upload._id, { totalRows: total, processedRows: 0 });
   const errors: BatchRowError[] = [];

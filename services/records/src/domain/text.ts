@@ -1,3 +1,5 @@
+import { incidentKey } from '@nrad/contracts';
+
 /**
  * Text normalization for search and matching (ARCHITECTURE.md "Money, dates, names"): stored
  * beside the text as entered, so queries compare plain lower-case ASCII-folded words and never need
@@ -26,10 +28,7 @@ export function tokensOf(...texts: Array<string | null | undefined>): string[] {
   return [...new Set(texts.flatMap((t) => words(t)))];
 }
 
-/** Incident numbers are unique ignoring letter case and spacing: "bps-2024-1 " is "BPS-2024-1". */
-export function incidentKey(incidentNumber: string): string {
-  return incidentNumber.trim().replace(/\s+/g, ' ').toUpperCase();
-}
+export { incidentKey };
 
 /** What separates the parts of an incident number. */
 const INCIDENT_PART_SEPARATOR = /[-/. ]+/g;

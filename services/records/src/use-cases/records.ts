@@ -6,6 +6,7 @@ import {
   centsToMoney,
   DEFAULT_COUNTRY,
   ERROR_CODES,
+  INCIDENT_NUMBER_TAKEN,
   type Link,
   moneyToCents,
   ObjectIdSchema,
@@ -58,7 +59,7 @@ export interface RecordDeps {
 }
 
 export const RECORD_NOT_FOUND = 'Record not found';
-export const INCIDENT_NUMBER_TAKEN = 'Incident number already exists';
+export { INCIDENT_NUMBER_TAKEN };
 export const STALE_VERSION = 'This record was changed by someone else since you opened it. Reload it and try again.';
 
 /**
