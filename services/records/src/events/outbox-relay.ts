@@ -124,7 +124,7 @@ export class OutboxRelay {
     }
   }
 
-  /** Publishes `events` in order of need (`IMPORT_PUBLISHING` at once); deletes `doc` once all went. */
+  /** Publishes `events` (`IMPORT_PUBLISHING` at once); deletes `doc` once every one of them went. */
   private async publishImported(doc: ImportEventsDoc, events: readonly ImportEvent[]): Promise<boolean> {
     let next = 0;
     let failed = false;
