@@ -108,12 +108,13 @@ export interface ConsumerOptions<T> {
   filterSubject?: string;
   /** Parses the JSON payload (a contracts schema's `parse`); a failure terminates the message. */
   decode: (data: unknown) => T;
-  handle: (event: T, meta: EventMeta) => Promise<void>;
+  /** Handles one message (with `handleBatch`, by default a run of one). */
+  handle?: (event: T, meta: EventMeta) => Promise<void>;
   /**
    * Handles the messages at hand together, in stream order (up to `batchSize`; as many as arrived
    * while the previous run was being handled), acknowledged together once it resolves. When it
    * throws, `handle` takes the same messages one by one (so one bad event fails alone). With it,
-   * `concurrency` is 1.
+   * `concurrency` is 1. One of `handle` and `handleBatch` is required.
    */
   handleBatch?: (events: ReadonlyArray<{ event: T; meta: EventMeta }>) => Promise<void>;
   /** Most messages per `handleBatch` (default 200). */
@@ -157,6 +158,9 @@ export async function startConsumer<T>(options: ConsumerOptions<T>): Promise<Run
   }
   const consumer = await bus.js.consumers.get(stream, durable);
   const { handleBatch } = options;
+  const given = options.handle ?? (handleBatch && ((event: T, meta: EventMeta) => handleBatch([{ event, meta }])));
+  if (!given) throw new Error('startConsumer needs handle or handleBatch');
+  const handle = given;
   const batchSize = handleBatch ? Math.max(1, options.batchSize ?? 200) : 1;
   const concurrency = handleBatch ? 1 : (options.concurrency ?? 1);
   const messages = await consumer.consume({ max_messages: Math.max(10, concurrency * 2, batchSize * 2) });
@@ -187,7 +191,7 @@ export async function startConsumer<T>(options: ConsumerOptions<T>): Promise<Run
     const got = decoded(m);
     if (!got) return;
     try {
-      await options.handle(got.event, meta);
+      await handle(got.event, meta);
     } catch (err) {
       if (err instanceof PoisonMessageError) {
         logger.error({ err, subject: m.subject, seq: m.seq }, 'poison event terminated');

@@ -77,19 +77,17 @@ export async function insertManyExceptDuplicates<T extends object>(
 }
 
 /**
- * Writes documents whole by `_id`, as an upsert each would, but inserts those `likelyNew` says are
- * new in one unordered write first (one transaction for all of them on FerretDB, where each upsert
- * is a query and a transaction of its own); one found to exist already is replaced like the rest.
+ * Writes documents whole by `_id`, as an upsert each would, but inserts those known to be `fresh`
+ * in one unordered write (one transaction for all of them on FerretDB, where each upsert is a query
+ * and a transaction of its own); a fresh one found to exist already is replaced like the `known`.
  */
 export async function replaceManyById<T extends { _id: unknown }>(
   collection: mongo.Collection<T>,
-  docs: readonly T[],
-  likelyNew: (doc: T) => boolean,
+  fresh: readonly T[],
+  known: readonly T[],
 ): Promise<void> {
-  const fresh = docs.filter(likelyNew);
-  const refused = new Set((await insertManyExceptDuplicates(collection, fresh)).map((at) => fresh[at] as T));
-  for (const doc of docs) {
-    if (likelyNew(doc) && !refused.has(doc)) continue;
+  const refused = (await insertManyExceptDuplicates(collection, fresh)).map((at) => fresh[at] as T);
+  for (const doc of [...refused, ...known]) {
     await collection.replaceOne({ _id: doc._id } as mongo.Filter<T>, doc as mongo.WithoutId<T>, { upsert: true });
   }
 }

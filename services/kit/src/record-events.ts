@@ -28,17 +28,16 @@ export interface RecordEventsConfig {
 
 /**
  * Makes sure the RECORDS stream exists and starts the service's durable consumer of `records.>`:
- * events in stream order, acknowledged once `handle` resolves (handlers are idempotent by record
- * version), redelivered after a delay when it throws; an event that does not decode is terminated
- * (logged). With `handleBatch`, the events at hand are handled together (a bulk write for many),
- * and one by one with `handle` when that throws.
+ * the events at hand handled together in stream order (`handleBatch`, up to 200: a bulk write for
+ * many), acknowledged once it resolves (handlers are idempotent by record version); when a run
+ * fails, its events go again one by one (runs of one), each redelivered after a delay when it
+ * throws; an event that does not decode is terminated (logged).
  */
 export async function consumeRecordEvents(
   bus: Bus,
   config: RecordEventsConfig,
-  handle: (event: RecordEvent) => Promise<void>,
+  handleBatch: (events: RecordEvent[]) => Promise<void>,
   logger: Logger,
-  handleBatch?: (events: RecordEvent[]) => Promise<void>,
 ): Promise<RunningConsumer> {
   const filterSubject = `${config.RECORDS_SUBJECT_PREFIX}.>`;
   await ensureStream(bus.jsm, { name: config.RECORDS_STREAM, subjects: [filterSubject] });
@@ -49,8 +48,7 @@ export async function consumeRecordEvents(
     filterSubject,
     ackWaitMs: config.EVENT_ACK_WAIT_MS,
     decode: (data) => RecordEventSchema.parse(data),
-    handle,
-    ...(handleBatch ? { handleBatch: (run) => handleBatch(run.map((r) => r.event)) } : {}),
+    handleBatch: (run) => handleBatch(run.map((r) => r.event)),
     logger,
   });
 }

@@ -13,7 +13,7 @@ import { LinkRegistry } from './domain/link-registry.ts';
 import { MatchIndex } from './domain/match-index.ts';
 import { LinkRelay } from './events/link-relay.ts';
 import { apiRoutes } from './http/routes.ts';
-import { applyRecordEvent, applyRecordEvents, type LinkingDeps, loadState } from './use-cases/linking.ts';
+import { applyRecordEvents, type LinkingDeps, loadState } from './use-cases/linking.ts';
 
 export interface LinkingAppDeps {
   config: LinkingConfig;
@@ -49,13 +49,7 @@ export async function createApp({ config, db, bus, logger }: LinkingAppDeps) {
 
   await ensureStream(bus.jsm, { name: config.LINKS_STREAM, subjects: [`${config.LINKS_SUBJECT_PREFIX}.>`] });
   relay.start();
-  const consumer = await consumeRecordEvents(
-    bus,
-    config,
-    (event) => applyRecordEvent(deps, event),
-    logger,
-    (events) => applyRecordEvents(deps, events),
-  );
+  const consumer = await consumeRecordEvents(bus, config, (events) => applyRecordEvents(deps, events), logger);
 
   const app = createServiceApp({
     name: 'linking',

@@ -3,7 +3,7 @@ import type { CaseRecord, Organization, RecordEvent } from '@nrad/contracts';
 import { testRecordEvent } from '@nrad/records-service/test-support';
 import { Types } from 'mongoose';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { applyRecordEvent, applyRecordEvents } from '../src/use-cases/linking.ts';
+import { applyRecordEvents } from '../src/use-cases/linking.ts';
 import { type LinkingHarness, startLinking, userOf } from './harness.ts';
 
 let h: LinkingHarness;
@@ -67,7 +67,7 @@ async function outcome(records: CaseRecord[]) {
 describe('a run of records.* events handled together (the consumer’s batches)', () => {
   it('indexes and links exactly as handling them one by one: a new record links to those before it', async () => {
     const one = scenario('Adaeze Okonkwo-Ferris', '1971-04-05');
-    for (const event of one.run) await applyRecordEvent(h.built.deps, event);
+    for (const event of one.run) await applyRecordEvents(h.built.deps, [event]);
     const together = scenario('Bartholomew Quillfeather', '1958-11-23');
     await applyRecordEvents(h.built.deps, together.run);
 

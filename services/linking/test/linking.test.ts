@@ -153,8 +153,8 @@ describe('auto-linking on records.created', () => {
     await h.bus.js.publish(`${h.t.subject('records')}.created`, JSON.stringify({ ...event, record: a }), {
       msgID: crypto.randomUUID(),
     });
-    const { applyRecordEvent } = await import('../src/use-cases/linking.ts');
-    await applyRecordEvent(h.built.deps, event);
+    const { applyRecordEvents } = await import('../src/use-cases/linking.ts');
+    await applyRecordEvents(h.built.deps, [event]);
     await h.restart();
     // Whatever was in the stream is consumed again by the restarted consumer or already acked.
     await h.caughtUp();
@@ -211,14 +211,16 @@ describe('auto-linking on records.created', () => {
     await h.indexed(police.id, restored.version);
     expect(await check()).toContain(police.id);
     // An old event delivered late changes nothing (the stored version is newer).
-    const { applyRecordEvent } = await import('../src/use-cases/linking.ts');
-    await applyRecordEvent(h.built.deps, {
-      id: crypto.randomUUID(),
-      type: 'deleted',
-      time: new Date().toISOString(),
-      actor: { userId: bps.userId, name: bps.name, organization: 'BPS' },
-      record: deleted,
-    });
+    const { applyRecordEvents } = await import('../src/use-cases/linking.ts');
+    await applyRecordEvents(h.built.deps, [
+      {
+        id: crypto.randomUUID(),
+        type: 'deleted',
+        time: new Date().toISOString(),
+        actor: { userId: bps.userId, name: bps.name, organization: 'BPS' },
+        record: deleted,
+      },
+    ]);
     expect(h.built.deps.index.get(police.id)?.deleted).toBe(false);
     expect(await check()).toContain(police.id);
   });

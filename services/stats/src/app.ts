@@ -4,7 +4,7 @@ import type { StatsConfig } from './config.ts';
 import { StatsStore } from './data/store.ts';
 import { StatsModel } from './domain/figures.ts';
 import { apiRoutes } from './http/routes.ts';
-import { applyRecordEvent, applyRecordEvents, loadModel, type StatsDeps } from './use-cases/stats.ts';
+import { applyRecordEvents, loadModel, type StatsDeps } from './use-cases/stats.ts';
 
 export interface StatsAppDeps {
   config: StatsConfig;
@@ -34,13 +34,7 @@ export async function createApp({ config, db, bus, logger, now }: StatsAppDeps) 
   await loadModel(deps);
   logger.info({ records: deps.model.size, ms: Date.now() - started }, 'read model loaded');
 
-  const consumer = await consumeRecordEvents(
-    bus,
-    config,
-    (event) => applyRecordEvent(deps, event),
-    logger,
-    (events) => applyRecordEvents(deps, events),
-  );
+  const consumer = await consumeRecordEvents(bus, config, (events) => applyRecordEvents(deps, events), logger);
 
   const app = createServiceApp({
     name: 'stats',

@@ -3,7 +3,7 @@ import { testRecordEvent } from '@nrad/records-service/test-support';
 import { Types } from 'mongoose';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { STATE_COLLECTION } from '../src/data/store.ts';
-import { applyRecordEvent, applyRecordEvents } from '../src/use-cases/stats.ts';
+import { applyRecordEvents } from '../src/use-cases/stats.ts';
 import { type StatsHarness, startStats, userOf } from './harness.ts';
 
 let h: StatsHarness;
@@ -47,7 +47,7 @@ describe('a run of records.* events handled together (the consumer’s batches)'
     // One by one, on a fresh service instance's model and store...
     await h.restart();
     await h.halt();
-    for (const event of run) await applyRecordEvent(h.built.deps, event);
+    for (const event of run) await applyRecordEvents(h.built.deps, [event]);
     const oneByOne = await storedStates(ids);
     const modelOneByOne = ids.map((id) => h.built.deps.model.stateOf(id));
     // Back to the state before the run: `known` at version 1, the other two never seen.

@@ -101,9 +101,9 @@ describe('the consumer of records.*', () => {
 
   it('counts a change at once, and stores it when a failed write is retried, before acknowledging it', async () => {
     const store = h.built.deps.store;
-    const save = store.save.bind(store);
+    const save = store.saveMany.bind(store);
     let failures = 0;
-    store.save = async (...args) => {
+    store.saveMany = async (...args) => {
       if (failures++ === 0) throw new Error('the database is down');
       return save(...args);
     };
@@ -116,7 +116,7 @@ describe('the consumer of records.*', () => {
       const stored = await h.db.collection(STATE_COLLECTION).findOne({ _id: new Types.ObjectId(record.id) });
       expect(stored).toMatchObject({ version: 1, seizedCents: 250, organization: 'BPS' });
     } finally {
-      store.save = save;
+      store.saveMany = save;
     }
     await h.restart();
     await h.expectDirect(bps);

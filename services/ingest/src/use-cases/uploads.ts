@@ -130,29 +130,29 @@ export function resultOf(
 }
 
 /**
- * The worker's job: reads the stored file, checks every row as the records service's create does
- * (through its import path, `INGEST_BATCH_ROWS` at a time, as the uploader), and stores the result.
- * Idempotent: each row's record is keyed by upload id + row, so a retried job (after a crash, a
- * `kill -9`) finds the records it made and creates the rest; a finished upload is not run again.
- */
-/**
  * An incident number repeated inside the file: the first occurrence counts (valid or not), each
  * later one is its row's error — so fixing the first row and uploading again does not turn up a
  * clash that the first upload hid.
  */
-export function markRepeatedNumbers(rows: SheetRow[]): void {
-  const first = new Set<string>();
+function markRepeatedNumbers(rows: SheetRow[]): void {
+  const seen = new Set<string>();
   for (const r of rows) {
     const number = r.body.incidentNumber;
     if (typeof number !== 'string' || !number.trim()) continue;
     const key = incidentKey(number);
-    if (!first.has(key)) first.add(key);
+    if (!seen.has(key)) seen.add(key);
     else if (!r.errors.some((e) => e.field === 'incidentNumber')) {
       r.errors.push({ row: r.row, field: 'incidentNumber', message: INCIDENT_NUMBER_TAKEN });
     }
   }
 }
 
+/**
+ * The worker's job: reads the stored file, checks every row as the records service's create does
+ * (through its import path, `INGEST_BATCH_ROWS` at a time, as the uploader), and stores the result.
+ * Idempotent: each row's record is keyed by upload id + row, so a retried job (after a crash, a
+ * `kill -9`) finds the records it made and creates the rest; a finished upload is not run again.
+ */
 export async function processUpload(deps: IngestDeps, data: IngestJobData): Promise<BatchUploadResult> {
   const upload = await deps.store.get(data.uploadId);
   if (!upload) throw new Error(`upload ${data.uploadId} is not stored`);

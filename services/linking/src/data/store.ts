@@ -171,19 +171,13 @@ export class LinkingStore {
     for await (const doc of this.rawLinks.find({}).batchSize(2000)) yield doc;
   }
 
-  /** Writes an entry, replacing the stored one whole (an upsert by `_id`, an index write). */
-  async saveEntry(entry: IndexEntry): Promise<void> {
-    const doc = indexDoc(entry);
-    await this.rawIndex.replaceOne(linkingQueries.entry(doc._id).filter, doc, { upsert: true });
-  }
-
   /**
-   * Writes entries whole, as `saveEntry` each would; those `isNew` says are new to the store are
-   * inserted together (one write for a run of new records' events).
+   * Writes entries, each replacing the stored one whole (by `_id`, an index write); those `isNew`
+   * says are new to the store are inserted together in one write.
    */
   async saveEntries(entries: readonly IndexEntry[], isNew: (entry: IndexEntry) => boolean): Promise<void> {
-    const fresh = new Set(entries.filter(isNew).map((entry) => entry.id));
-    await replaceManyById(this.rawIndex, entries.map(indexDoc), (doc) => fresh.has(doc._id.toHexString()));
+    const docs = (fresh: boolean) => entries.filter((entry) => isNew(entry) === fresh).map(indexDoc);
+    await replaceManyById(this.rawIndex, docs(true), docs(false));
   }
 
   /** Inserts many new entries at once (seeding a benchmark; a rebuild). */

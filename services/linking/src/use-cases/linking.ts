@@ -44,27 +44,13 @@ export interface LinkingDeps {
 }
 
 /**
- * Applies one `records.*` event to the index (idempotent: an event no newer than the stored
- * version changes nothing), then, for `records.created`, links the record to matching records of
- * the other organizations. Redelivered, the created event links nothing twice (one link per pair).
- */
-export async function applyRecordEvent(deps: LinkingDeps, event: RecordEvent): Promise<void> {
-  const current = deps.index.get(event.record.id);
-  if (!current || event.record.version > current.version) {
-    const entry = entryFor(event.record);
-    await deps.store.saveEntry(entry);
-    deps.index.put(entry);
-  }
-  if (event.type === 'created' && deps.autoLink) {
-    const entry = deps.index.get(event.record.id);
-    if (entry && !entry.deleted) await autoLink(deps, entry);
-  }
-}
-
-/**
- * Applies a run of `records.*` events (in stream order) exactly as `applyRecordEvent` applies each
- * in turn, with one bulk write for their index entries before the in-memory index and the links
- * follow event by event: the entries of records new to the index are inserted together.
+ * Applies a run of `records.*` events in stream order (the consumer's batch; one event is a run of
+ * one) to the index — idempotent: an event no newer than the stored version changes nothing — and,
+ * for `records.created`, links the record to matching records of the other organizations. The
+ * run's entries are written in one bulk write (those of records new to the index inserted
+ * together) before the in-memory index and the links follow event by event, so a new record is
+ * linked to those indexed before it, not to later ones of the run. Redelivered, a created event
+ * links nothing twice (one link per pair).
  */
 export async function applyRecordEvents(deps: LinkingDeps, events: readonly RecordEvent[]): Promise<void> {
   const newest = new Map<string, IndexEntry>();
@@ -76,7 +62,6 @@ export async function applyRecordEvents(deps: LinkingDeps, events: readonly Reco
     return entry;
   });
   await deps.store.saveEntries([...newest.values()], (entry) => !deps.index.get(entry.id));
-  // As one by one: a new record is linked to those indexed before it, not to later ones of the run.
   for (const [at, event] of events.entries()) {
     const entry = entries[at];
     if (entry) deps.index.put(entry);

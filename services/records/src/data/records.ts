@@ -2,6 +2,7 @@ import {
   type CaseRecord,
   type CrimeType,
   centsToMoney,
+  incidentKey,
   moneyToCents,
   type NamlcOrganization,
   ORGANIZATION_CODES,
@@ -10,7 +11,7 @@ import {
 } from '@nrad/contracts';
 import { insertManyExceptDuplicates, isDuplicateKeyError } from '@nrad/service-kit';
 import mongoose, { type Connection, type Model, type mongo, Schema, Types } from 'mongoose';
-import { incidentKey, incidentKeyParts, nameCompounds, nameVariants, tokensOf, words } from '../domain/text.ts';
+import { incidentKeyParts, nameCompounds, nameVariants, tokensOf, words } from '../domain/text.ts';
 import { type Cursor, encodeCursor } from './cursor.ts';
 
 /** An event waiting in its record's document until the stream has acknowledged it. */

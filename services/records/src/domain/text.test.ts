@@ -1,8 +1,8 @@
+import { incidentKey } from '@nrad/contracts';
 import { describe, expect, it } from 'vitest';
 import {
   deletionVariants,
   escapeRegex,
-  incidentKey,
   incidentKeyParts,
   incidentPrefix,
   nameCompounds,

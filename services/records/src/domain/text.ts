@@ -28,8 +28,6 @@ export function tokensOf(...texts: Array<string | null | undefined>): string[] {
   return [...new Set(texts.flatMap((t) => words(t)))];
 }
 
-export { incidentKey };
-
 /** What separates the parts of an incident number. */
 const INCIDENT_PART_SEPARATOR = /[-/. ]+/g;
 

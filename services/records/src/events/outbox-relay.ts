@@ -6,6 +6,11 @@ import type { KeyedLock } from '../lib/keyed-lock.ts';
 
 /** Events of an import published at once (in flight to JetStream). */
 const IMPORT_PUBLISHING = 64;
+/**
+ * Age after which the sweep relays an import outbox document although some of its records are
+ * missing: an import request has long ended by then, so a missing record's row was refused.
+ */
+const IMPORT_SETTLE_MS = 600_000;
 
 export interface RelayOptions {
   records: RecordRepository;
@@ -17,8 +22,6 @@ export interface RelayOptions {
   retryMs?: number;
   /** How often the whole collection is searched for pending events (default 10 min; also at start). */
   sweepMs?: number;
-  /** Age after which an import outbox document is relayed although some of its records are missing (default 10 min). */
-  importSettleMs?: number;
 }
 
 /**
@@ -142,12 +145,10 @@ export class OutboxRelay {
   /**
    * Publishes what import requests left in the import outbox (a crash between storing the events
    * and relaying them, NATS down): the events of the records that exist, once every record of the
-   * request exists or the request is older than `importSettleMs` (a record missing by then was
-   * never created: its row was refused). Stops early when publishing fails.
+   * request exists or the request is older than `IMPORT_SETTLE_MS`. Stops early when publishing fails.
    */
   private async sweepImports(): Promise<void> {
     const { imports, records } = this.options;
-    const settleMs = this.options.importSettleMs ?? 600_000;
     for (;;) {
       let removed = 0;
       for (const doc of await imports.oldest(20)) {
@@ -156,7 +157,7 @@ export class OutboxRelay {
         const existing = new Set(
           (await records.existingIds(doc.events.map((e) => e.recordId))).map((id) => id.toHexString()),
         );
-        const settled = existing.size === doc.events.length || Date.now() - doc.createdAt.getTime() > settleMs;
+        const settled = existing.size === doc.events.length || Date.now() - doc.createdAt.getTime() > IMPORT_SETTLE_MS;
         if (!settled) continue; // still being imported: the next sweep comes back to it
         const events = doc.events.filter((e) => existing.has(e.recordId.toHexString()));
         if (!(await this.publishImported(doc, events))) return;

@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import {
   fieldErrors,
+  INCIDENT_NUMBER_TAKEN,
   type RecordImportOutcome,
   type RecordImportRequest,
   type RecordInput,
@@ -10,14 +11,7 @@ import {
 import { Types } from 'mongoose';
 import type { ImportEventsDoc } from '../data/import-events.ts';
 import { newRecordDoc, presentRecord, type RecordDoc } from '../data/records.ts';
-import {
-  checkOptionsIn,
-  INCIDENT_NUMBER_TAKEN,
-  type OptionLists,
-  optionLists,
-  outboxEntry,
-  type RecordDeps,
-} from './records.ts';
+import { checkOptionsIn, type OptionLists, optionLists, outboxEntry, type RecordDeps } from './records.ts';
 
 /**
  * The id of the record an import key creates: the first 12 bytes of its SHA-256. The same key
@@ -40,10 +34,13 @@ function checkRow(
   return { input: { ...parsed.data, ...checked.values } as RecordInput };
 }
 
+/** The outcome of an item whose incident number another record (or an earlier item) holds. */
+const TAKEN = { outcome: 'taken', errors: [{ field: 'incidentNumber', message: INCIDENT_NUMBER_TAKEN }] } as const;
+
 /**
  * Creates records for `owner` from import items (the ingest worker's rows), each validated and
- * stored exactly as `createRecord` stores one — option lists, unique incident number, its
- * `records.created` event in the outbox — and answers each item's outcome in order. Idempotent by
+ * stored as `createRecord` stores one — option lists, unique incident number, a `records.created`
+ * event each (through the import outbox) — and answers each item's outcome in order. Idempotent by
  * key: an item whose record exists already answers `existed` and changes nothing.
  */
 export async function importRecords(
@@ -83,10 +80,7 @@ export async function importRecords(
     if (existing.has(id)) {
       Object.assign(outcome, { outcome: 'existed', id });
     } else if (taken.has(c.doc.incidentKey)) {
-      Object.assign(outcome, {
-        outcome: 'taken',
-        errors: [{ field: 'incidentNumber', message: INCIDENT_NUMBER_TAKEN }],
-      });
+      Object.assign(outcome, TAKEN);
     } else {
       taken.add(c.doc.incidentKey);
       fresh.push(c);
@@ -115,12 +109,7 @@ export async function importRecords(
     for (const c of fresh) {
       const id = c.doc._id.toHexString();
       if (!failed.has(id)) continue;
-      Object.assign(
-        outcomes[c.at] as RecordImportOutcome,
-        nowExisting.has(id)
-          ? { outcome: 'existed', id }
-          : { outcome: 'taken', errors: [{ field: 'incidentNumber', message: INCIDENT_NUMBER_TAKEN }] },
-      );
+      Object.assign(outcomes[c.at] as RecordImportOutcome, nowExisting.has(id) ? { outcome: 'existed', id } : TAKEN);
     }
   }
   const created = new Set<string>();
@@ -130,7 +119,7 @@ export async function importRecords(
     created.add(id);
     Object.assign(outcomes[c.at] as RecordImportOutcome, { outcome: 'created', id });
   }
-  // Their events go out together; the answer does not wait for them (the sweep retries what fails).
+  // Their events go out together; the answer does not wait for them (the relay retries what fails).
   if (fresh.length) deps.relay.relayImported(batch, created);
   return outcomes;
 }

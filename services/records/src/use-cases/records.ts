@@ -59,7 +59,6 @@ export interface RecordDeps {
 }
 
 export const RECORD_NOT_FOUND = 'Record not found';
-export { INCIDENT_NUMBER_TAKEN };
 export const STALE_VERSION = 'This record was changed by someone else since you opened it. Reload it and try again.';
 
 /**

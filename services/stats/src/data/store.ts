@@ -64,8 +64,8 @@ function stateOfDoc(doc: StateDoc): [string, RecordState] {
 }
 
 /**
- * The write of one record's state, by `_id` (exported for the plan test: an index lookup on every
- * store). Loading the model at start reads the collection whole, on purpose.
+ * The write of one record's state, by `_id` (`saveMany`'s replace; exported for the plan test: an
+ * index lookup on every store). Loading the model at start reads the collection whole, on purpose.
  */
 export const statsQueries = {
   state: (id: Types.ObjectId) => ({ filter: { _id: id } }),
@@ -94,23 +94,13 @@ export class StatsStore {
     for await (const doc of this.collection().find({}).batchSize(5000)) yield stateOfDoc(doc);
   }
 
-  /** Writes a record's state, replacing the stored one whole (an upsert by `_id`, an index write). */
-  async save(id: string, state: RecordState): Promise<void> {
-    const doc = docOf(id, state);
-    await this.collection().replaceOne(statsQueries.state(doc._id).filter, doc, { upsert: true });
-  }
-
   /**
-   * Writes records' states as `save` each would; those `fresh` (new to the store, as far as the
-   * model knows) are inserted together: one write for a run of new records' events.
+   * Writes records' states, each replacing the stored one whole (by `_id`, an index write); those
+   * `fresh` (new to the store, as far as the model knows) are inserted together in one write.
    */
   async saveMany(states: ReadonlyArray<{ id: string; state: RecordState; fresh: boolean }>): Promise<void> {
-    const fresh = new Set(states.filter((s) => s.fresh).map((s) => s.id));
-    await replaceManyById(
-      this.collection(),
-      states.map((s) => docOf(s.id, s.state)),
-      (doc) => fresh.has(doc._id.toHexString()),
-    );
+    const docs = (fresh: boolean) => states.filter((s) => s.fresh === fresh).map((s) => docOf(s.id, s.state));
+    await replaceManyById(this.collection(), docs(true), docs(false));
   }
 
   /**

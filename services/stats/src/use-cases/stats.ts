@@ -29,30 +29,16 @@ export async function loadModel(deps: StatsDeps): Promise<void> {
 }
 
 /**
- * Applies one `records.*` event. Idempotent: a snapshot no newer than the record's applied version
- * (a redelivery, a re-published or replayed event, an older one arriving late) changes nothing.
+ * Applies a run of `records.*` events in stream order (the consumer's batch; one event is a run of
+ * one). Idempotent: a snapshot no newer than the record's applied version (a redelivery, a
+ * re-published or replayed event, an older one arriving late) changes nothing.
  *
- * A newer snapshot is counted at once and then stored; the event is acknowledged (by the consumer)
- * only once it is stored. Counting first makes a change readable as soon as its event arrives,
- * rather than after the write (an `_id` write scanned the collection on unpatched FerretDB: about a
- * second at 100,000 records). If the write fails, the record stays in `unsaved` and the event comes again:
- * its version is no longer newer, but the record's current state is written then. If the process
- * dies before the write, nothing was acknowledged: the model is summed from the store at start and
- * the event is delivered again.
- */
-export async function applyRecordEvent(deps: StatsDeps, event: RecordEvent): Promise<void> {
-  const id = event.record.id.toLowerCase();
-  if (deps.model.apply(id, stateOf(event.record))) deps.unsaved.add(id);
-  const state = deps.unsaved.has(id) ? deps.model.stateOf(id) : undefined;
-  if (!state) return;
-  await deps.store.save(id, state);
-  deps.unsaved.delete(id);
-}
-
-/**
- * Applies a run of `records.*` events (in stream order) as `applyRecordEvent` applies each, then
- * stores the states they changed with one bulk write (the states of records new to the model are
- * inserted together).
+ * A newer snapshot is counted at once and then stored, the run's states in one bulk write (those of
+ * records new to the model inserted together); the events are acknowledged (by the consumer) only
+ * once stored. Counting first makes a change readable as soon as its event arrives. If the write
+ * fails, the records stay in `unsaved` and the events come again: their versions are no longer
+ * newer, but the records' current states are written then. If the process dies before the write,
+ * nothing was acknowledged: the model is summed from the store at start and the events come again.
  */
 export async function applyRecordEvents(deps: StatsDeps, events: readonly RecordEvent[]): Promise<void> {
   const touched = new Map<string, boolean>(); // record id → new to the model before this run
