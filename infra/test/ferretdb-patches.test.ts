@@ -50,3 +50,70 @@ describe('reads and writes by _id use the _id index', () => {
     expect(await docs.countDocuments()).toBe(49);
   });
 });
+
+/**
+ * infra/ferretdb/patches.json: an array field's single-field index is kept as an elements table
+ * (its whole-value SQLite index dropped, rows found again by their values when a document
+ * changes or goes), and the index is still there for every command that names it.
+ */
+describe('an array field index kept as its elements', () => {
+  const ns = testNamespace();
+  let conn: mongoose.Connection;
+  let db: NonNullable<mongoose.Connection['db']>;
+  type Doc = { _id: number; tags: string[] | string | null };
+  const docs = () => db.collection<Doc>('tagged');
+  const idsWith = async (tag: string) =>
+    (await docs().find({ tags: tag }).sort({ _id: 1 }).toArray()).map((d) => d._id);
+
+  beforeAll(async () => {
+    conn = await mongoose.createConnection(ns.mongoUrl, { serverSelectionTimeoutMS: 10_000 }).asPromise();
+    if (!conn.db) throw new Error('not connected');
+    db = conn.useDb(ns.db('elements')).db as typeof db;
+    await docs().createIndex({ tags: 1 });
+    await docs().insertMany([
+      { _id: 1, tags: ['red', 'blue'] },
+      { _id: 2, tags: ['blue', 'blue', 'green'] },
+      { _id: 3, tags: 'red' },
+      { _id: 4, tags: null },
+    ]);
+  });
+  afterAll(() => conn?.close());
+
+  it('finds by an element through the elements table', async () => {
+    const explained = await db.command({ explain: { find: 'tagged', filter: { tags: 'blue' } } });
+    if (explained.ferretdbVersion !== undefined || explained.serverInfo?.ferretdbVersion !== undefined) {
+      expect(JSON.stringify(explained.queryPlanner)).toContain('__nrad_elements');
+    }
+    expect(await idsWith('blue')).toEqual([1, 2]);
+    expect(await idsWith('red')).toEqual([1, 3]);
+  });
+
+  it('forgets the old elements of a changed document and of a deleted one', async () => {
+    await docs().updateOne({ _id: 1 }, { $set: { tags: ['green'] } });
+    await docs().updateOne({ _id: 2 }, { $pull: { tags: 'blue' } });
+    await docs().replaceOne({ _id: 3 }, { tags: ['red', 'red', 'blue'] });
+    await docs().updateOne({ _id: 4 }, { $set: { tags: 'blue' } });
+    expect(await idsWith('blue')).toEqual([3, 4]);
+    expect(await idsWith('red')).toEqual([3]);
+    expect(await idsWith('green')).toEqual([1, 2]);
+
+    await docs().deleteOne({ _id: 3 });
+    await docs().deleteMany({ tags: 'green' });
+    expect(await idsWith('blue')).toEqual([4]);
+    expect(await idsWith('red')).toEqual([]);
+    expect(await idsWith('green')).toEqual([]);
+    // a new document may take a deleted one's rowid: it has only its own elements
+    await docs().insertOne({ _id: 5, tags: ['green'] });
+    expect(await idsWith('red')).toEqual([]);
+    expect(await idsWith('green')).toEqual([5]);
+  });
+
+  it('still lists, sizes and drops the index', async () => {
+    expect((await docs().indexes()).map((i) => i.name)).toEqual(['_id_', 'tags_1']);
+    const stats = await db.command({ collStats: 'tagged' });
+    expect(Object.keys(stats.indexSizes).sort()).toEqual(['_id_', 'tags_1']);
+    await docs().dropIndex('tags_1');
+    expect((await docs().indexes()).map((i) => i.name)).toEqual(['_id_']);
+    expect(await idsWith('green')).toEqual([5]);
+  });
+});

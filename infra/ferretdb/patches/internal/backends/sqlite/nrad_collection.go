@@ -382,3 +382,25 @@ var (
 	_ types.DocumentsIterator = (*nradIterator)(nil)
 	_ types.DocumentsIterator = (*nradCountIterator)(nil)
 )
+
+// nradIndexSizes returns the sizes that collStats read from dbstat, followed by a size of 0 for
+// each index of the collection that has no SQLite index (metadata.dropWholeValueIndexes: its
+// field's elements are kept in the elements table).
+func nradIndexSizes(coll *metadata.Collection, found []backends.IndexSize) []backends.IndexSize {
+	for _, index := range coll.Settings.Indexes {
+		listed := false
+
+		for _, f := range found {
+			if f.Name == index.Name {
+				listed = true
+				break
+			}
+		}
+
+		if !listed {
+			found = append(found, backends.IndexSize{Name: index.Name})
+		}
+	}
+
+	return found
+}

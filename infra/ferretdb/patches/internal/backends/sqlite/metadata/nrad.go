@@ -405,6 +405,10 @@ func (r *Registry) nradUpdate(ctx context.Context, dbName, collectionName string
 				}
 
 				s.Multikey[f] = id
+
+				if err := dropWholeValueIndexes(ctx, tx, c, f); err != nil {
+					return lazyerrors.Error(err)
+				}
 			}
 		}
 
@@ -430,10 +434,30 @@ func (r *Registry) nradUpdate(ctx context.Context, dbName, collectionName string
 func createElementsTable(ctx context.Context, tx *fsql.Tx, table string) error {
 	t := ElementsTable(table)
 
-	for _, q := range []string{
-		fmt.Sprintf(`CREATE TABLE IF NOT EXISTS %q (f INTEGER NOT NULL, v TEXT NOT NULL, r INTEGER NOT NULL, PRIMARY KEY (f, v, r)) WITHOUT ROWID`, t),
-		fmt.Sprintf(`CREATE INDEX IF NOT EXISTS %q ON %q (r, f)`, t+"_r", t),
-	} {
+	// No index on (r, f): the triggers delete a document's rows by the primary key, from the
+	// elements of the document's old value (elementsTriggers). Tables made before that keep theirs.
+	q := fmt.Sprintf(`CREATE TABLE IF NOT EXISTS %q (f INTEGER NOT NULL, v TEXT NOT NULL, r INTEGER NOT NULL, PRIMARY KEY (f, v, r)) WITHOUT ROWID`, t)
+	if _, err := tx.ExecContext(ctx, q); err != nil {
+		return lazyerrors.Error(err)
+	}
+
+	return nil
+}
+
+// dropWholeValueIndexes drops the SQLite index of each non-unique single-field index on a field
+// whose elements the elements table now keeps. Such an index holds the field's whole value (the
+// JSON text of an array) as its key, and no NRAD plan reads it: a field that has held an array
+// is matched through its elements, and never sorted or ranged in SQL (nrad_pushdown.go).
+// Upstream's SQLite backend reads no index but _id's. The index stays in the collection's
+// settings (listIndexes shows it, dropIndexes removes it); a unique index stays whole, as it
+// enforces uniqueness.
+func dropWholeValueIndexes(ctx context.Context, tx *fsql.Tx, c *Collection, field string) error {
+	for _, index := range c.Settings.Indexes {
+		if index.Unique || len(index.Key) != 1 || index.Key[0].Field != field {
+			continue
+		}
+
+		q := fmt.Sprintf(`DROP INDEX IF EXISTS %q`, c.TableName+"_"+index.Name)
 		if _, err := tx.ExecContext(ctx, q); err != nil {
 			return lazyerrors.Error(err)
 		}
@@ -449,27 +473,37 @@ func createElementsTable(ctx context.Context, tx *fsql.Tx, table string) error {
 // SQLite parses once per statement and then finds in its JSON cache for json_type), not the whole
 // document, which json_each(document, path) would parse again for each field.
 func elementsOf(from, doc, field string, id int) string {
+	return fmt.Sprintf(`SELECT %d, j.value, %s.rowid %s`, id, doc, elementsFrom(from, doc, field))
+}
+
+// elementsFrom is the FROM and WHERE of elementsOf: its rows' values are j.value.
+func elementsFrom(from, doc, field string) string {
 	path := fmt.Sprintf(`'$."%s"'`, field) // field is a PlainField
 	return fmt.Sprintf(
-		`SELECT %[3]d, j.value, %[1]s.rowid FROM %[5]sjson_each(%[1]s.%[2]s -> %[4]s) AS j `+
-			`WHERE j.type = 'text' AND json_type(%[1]s.%[2]s, %[4]s) IN ('array', 'text')`,
-		doc, DefaultColumn, id, path, from,
+		`FROM %[4]sjson_each(%[1]s.%[2]s -> %[3]s) AS j `+
+			`WHERE j.type = 'text' AND json_type(%[1]s.%[2]s, %[3]s) IN ('array', 'text')`,
+		doc, DefaultColumn, path, from,
 	)
 }
 
 // elementsTriggers returns the statements that keep the elements of one field in the elements
 // table as documents are inserted, replaced and deleted (in the same transaction as the change).
+// A document's rows are exactly the elements of its value (only these triggers and
+// elementsBackfill write them, from elementsOf), so the rows of its old value are found by the
+// primary key (f, v, r), without a second index to keep on every insert.
 func elementsTriggers(table, field string, id int) []string {
 	t := ElementsTable(table)
 	name := func(op string) string { return fmt.Sprintf("%s_%s%d", t, op, id) }
+	drop := fmt.Sprintf(`DELETE FROM %q WHERE f = %d AND v IN (SELECT j.value %s) AND r = OLD.rowid;`,
+		t, id, elementsFrom("", "OLD", field))
 
 	return []string{
 		fmt.Sprintf(`CREATE TRIGGER IF NOT EXISTS %q AFTER INSERT ON %q BEGIN INSERT OR IGNORE INTO %q (f, v, r) %s; END`,
 			name("i"), table, t, elementsOf("", "NEW", field, id)),
-		fmt.Sprintf(`CREATE TRIGGER IF NOT EXISTS %q AFTER UPDATE OF %s ON %q BEGIN DELETE FROM %q WHERE r = OLD.rowid AND f = %d; INSERT OR IGNORE INTO %q (f, v, r) %s; END`,
-			name("u"), DefaultColumn, table, t, id, t, elementsOf("", "NEW", field, id)),
-		fmt.Sprintf(`CREATE TRIGGER IF NOT EXISTS %q AFTER DELETE ON %q BEGIN DELETE FROM %q WHERE r = OLD.rowid AND f = %d; END`,
-			name("d"), table, t, id),
+		fmt.Sprintf(`CREATE TRIGGER IF NOT EXISTS %q AFTER UPDATE OF %s ON %q BEGIN %s INSERT OR IGNORE INTO %q (f, v, r) %s; END`,
+			name("u"), DefaultColumn, table, drop, t, elementsOf("", "NEW", field, id)),
+		fmt.Sprintf(`CREATE TRIGGER IF NOT EXISTS %q AFTER DELETE ON %q BEGIN %s END`,
+			name("d"), table, drop),
 	}
 }
 
