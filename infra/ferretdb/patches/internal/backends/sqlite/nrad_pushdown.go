@@ -917,7 +917,7 @@ func (p *nradPlan) sql(table string) (string, []any) {
 		return fmt.Sprintf("SELECT count(*) FROM %q%s", table, where), args
 	}
 
-	columns := metadata.DefaultColumn
+	columns := metadata.ReadColumn
 
 	if len(p.strip) > 0 {
 		// The document without the unread fields: their values, their types in the schema and

@@ -122,6 +122,24 @@ type NradSettings struct {
 	// Multikey maps each field whose string elements are kept in the elements table to its id
 	// there.
 	Multikey map[string]int `json:"multikey,omitempty"`
+
+	// JSONB is set for a table made by NRAD's build, whose documents are stored as SQLite's binary
+	// JSON (a column of type ANY): reading a field (every index expression of every insert) then walks
+	// the stored bytes instead of parsing the document's text. Tables made before keep text.
+	JSONB bool `json:"jsonb,omitempty"`
+}
+
+// ReadColumn is the SELECT expression of a stored document: its JSON text, the same text for a
+// JSONB table as for a text one (json() writes binary JSON back as the text it was made from).
+const ReadColumn = "json(" + DefaultColumn + ") AS " + DefaultColumn
+
+// NradValue is the SQL that stores a document given as its JSON text (a statement argument).
+func (c *Collection) NradValue() string {
+	if c.Settings.Nrad != nil && c.Settings.Nrad.JSONB {
+		return "jsonb(?)"
+	}
+
+	return "?"
 }
 
 // deepCopy returns a deep copy (nil for nil).
@@ -130,12 +148,13 @@ func (s *NradSettings) deepCopy() *NradSettings {
 		return nil
 	}
 
-	return &NradSettings{Kinds: maps.Clone(s.Kinds), Multikey: maps.Clone(s.Multikey)}
+	return &NradSettings{Kinds: maps.Clone(s.Kinds), Multikey: maps.Clone(s.Multikey), JSONB: s.JSONB}
 }
 
-// newNradSettings returns the settings of a new, empty collection: everything about it is known.
+// newNradSettings returns the settings of a new, empty collection: everything about it is known,
+// and its table stores JSONB (registry.go's CREATE TABLE, patched).
 func newNradSettings() *NradSettings {
-	return &NradSettings{Kinds: map[string]uint32{}}
+	return &NradSettings{Kinds: map[string]uint32{}, JSONB: true}
 }
 
 // ElementsTable is the name of the elements table of a collection's table.
