@@ -21,6 +21,8 @@ interface Shared extends InfraUrls {
 export const SERVICES: ReadonlyArray<{
   name: string;
   entry: string;
+  /** Node options of the service's process (as its Dockerfile's CMD has them). */
+  nodeOptions?: readonly string[];
   env: (s: Shared, urls: Record<string, string>) => Record<string, string>;
 }> = [
   {
@@ -51,6 +53,8 @@ export const SERVICES: ReadonlyArray<{
   {
     name: 'ingest',
     entry: 'services/ingest/dist/main.js',
+    // The worker collects a workbook's garbage once it is read (services/ingest use-cases/uploads.ts).
+    nodeOptions: ['--expose-gc'],
     env: (s, urls) => ({
       MONGO_URL: s.mongoUrl,
       REDIS_URL: s.redisUrl,
@@ -128,8 +132,15 @@ export async function startSystem(options: SystemOptions): Promise<RunningSystem
     logLevel: options.logLevel ?? 'info',
   };
 
-  const launch = async (name: string, entry: string, port: number, env: Record<string, string>) => {
-    const proc = spawnManaged(name, process.execPath, ['--enable-source-maps', path.join(REPO_ROOT, entry)], {
+  const launch = async (
+    name: string,
+    entry: string,
+    port: number,
+    env: Record<string, string>,
+    nodeOptions: readonly string[] = [],
+  ) => {
+    const args = ['--enable-source-maps', ...nodeOptions, path.join(REPO_ROOT, entry)];
+    const proc = spawnManaged(name, process.execPath, args, {
       cwd: REPO_ROOT,
       env: { PATH: process.env.PATH, NODE_ENV: 'production', LOG_LEVEL: shared.logLevel, PORT: String(port), ...env },
       logFile: path.join(logsDir, `${name}.log`),
@@ -147,7 +158,13 @@ export async function startSystem(options: SystemOptions): Promise<RunningSystem
     for (const service of SERVICES) {
       const port = await freePort();
       log(`Starting ${service.name}...`);
-      await launch(service.name, service.entry, port, { HOST: '127.0.0.1', ...service.env(shared, serviceUrls) });
+      await launch(
+        service.name,
+        service.entry,
+        port,
+        { HOST: '127.0.0.1', ...service.env(shared, serviceUrls) },
+        service.nodeOptions,
+      );
       const url = `http://127.0.0.1:${port}`;
       services[service.name] = url;
       serviceUrls[`${service.name.toUpperCase()}_URL`] = url;

@@ -90,7 +90,7 @@ describe('an array field index kept as its elements', () => {
 
   it('forgets the old elements of a changed document and of a deleted one', async () => {
     await docs().updateOne({ _id: 1 }, { $set: { tags: ['green'] } });
-    await docs().updateOne({ _id: 2 }, { $pull: { tags: 'blue' } });
+    await db.collection<{ _id: number; tags: string[] }>('tagged').updateOne({ _id: 2 }, { $pull: { tags: 'blue' } });
     await docs().replaceOne({ _id: 3 }, { tags: ['red', 'red', 'blue'] });
     await docs().updateOne({ _id: 4 }, { $set: { tags: 'blue' } });
     expect(await idsWith('blue')).toEqual([3, 4]);

@@ -33,6 +33,11 @@ export const IngestConfigSchema = z.object({
   INGEST_CONCURRENCY: count(1),
   /** Rows sent to the records service per import request (at most 1000). */
   INGEST_BATCH_ROWS: z.coerce.number().int().min(1).max(1000).default(1000),
+  /**
+   * Import requests a job keeps in flight: while the store writes one batch, the records service
+   * checks the next (at most 4).
+   */
+  INGEST_BATCHES_IN_FLIGHT: z.coerce.number().int().min(1).max(4).default(2),
   /** How long a job stays with a worker that stopped answering before another takes it up. */
   INGEST_LOCK_MS: z.coerce.number().int().min(1000).default(30_000),
   /** Whether this process runs the worker (it always serves HTTP). */

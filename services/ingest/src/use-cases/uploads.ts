@@ -6,6 +6,7 @@ import {
   INCIDENT_NUMBER_TAKEN,
   type IngestJob,
   incidentKey,
+  type RecordImportOutcome,
   RecordInputSchema,
   type UserIdentity,
 } from '@nrad/contracts';
@@ -149,7 +150,8 @@ function markRepeatedNumbers(rows: SheetRow[]): void {
 
 /**
  * The worker's job: reads the stored file, checks every row as the records service's create does
- * (through its import path, `INGEST_BATCH_ROWS` at a time, as the uploader), and stores the result.
+ * (through its import path, `INGEST_BATCH_ROWS` at a time with `INGEST_BATCHES_IN_FLIGHT` requests
+ * in flight, as the uploader), and stores the result.
  * Idempotent: each row's record is keyed by upload id + row, so a retried job (after a crash, a
  * `kill -9`) finds the records it made and creates the rest; a finished upload is not run again.
  */
@@ -159,10 +161,10 @@ export async function processUpload(deps: IngestDeps, data: IngestJobData): Prom
   if (upload.result) return upload.result;
   await deps.store.progress(upload._id, { state: 'processing' });
 
-  const bytes = await deps.store.file(data.fileKey);
   let table: ReturnType<typeof readRows>;
   try {
-    table = readRows(bytes, upload.kind, {
+    // The file's bytes are held by no variable: once read, they go with the workbook.
+    table = readRows(await deps.store.file(data.fileKey), upload.kind, {
       maxRows: deps.config.INGEST_MAX_ROWS,
       maxCellChars: deps.config.INGEST_MAX_CELL_CHARS,
     });
@@ -175,42 +177,77 @@ export async function processUpload(deps: IngestDeps, data: IngestJobData): Prom
     return result;
   }
 
+  // Reading a large workbook leaves hundreds of MB of garbage (its XML, SheetJS's cells) that V8
+  // would keep for a long while after; a full collection now keeps the worker's memory near what
+  // it holds (the process runs with --expose-gc; without it this does nothing).
+  (globalThis as { gc?: () => void }).gc?.();
   markRepeatedNumbers(table.rows);
   const total = table.rows.length;
   await deps.store.progress(upload._id, { totalRows: total, processedRows: 0 });
   const errors: BatchRowError[] = [];
   let successful = 0;
   let processed = 0;
-  const batch = deps.config.INGEST_BATCH_ROWS;
-  for (let at = 0; at < total; at += batch) {
-    const rows = table.rows.slice(at, at + batch);
-    const valid = rows.filter((r) => r.errors.length === 0);
-    const outcomes = valid.length
-      ? await deps.records.importRows(
-          upload.uploader,
-          valid.map((r) => ({ key: `${upload._id}:${r.row}`, body: r.body })),
-        )
-      : [];
-    const outcomeOf = new Map(outcomes.map((o) => [o.key, o]));
-    for (const r of rows) {
-      if (r.errors.length) {
-        errors.push(...r.errors, ...otherFieldErrors(r));
-        continue;
+  const size = deps.config.INGEST_BATCH_ROWS;
+  // Each batch's rows are let go once tallied, so the job's memory shrinks as it goes.
+  const batches: Array<SheetRow[] | undefined> = Array.from({ length: Math.ceil(total / size) }, (_, i) =>
+    table.rows.slice(i * size, (i + 1) * size),
+  );
+  table.rows.length = 0;
+  const answered: Array<Map<string, RecordImportOutcome> | undefined> = [];
+  let next = 0;
+  let tallied = 0;
+  let saved = Promise.resolve();
+  const { _id: uploadId, uploader } = upload;
+
+  /** The answered batches next in row order, tallied (so errors stay in row order). */
+  function tally() {
+    for (let outcomeOf = answered[tallied]; outcomeOf; outcomeOf = answered[tallied]) {
+      const rows = batches[tallied] as SheetRow[];
+      answered[tallied] = undefined;
+      batches[tallied] = undefined;
+      tallied++;
+      for (const r of rows) {
+        if (r.errors.length) {
+          errors.push(...r.errors, ...otherFieldErrors(r));
+          continue;
+        }
+        const o = outcomeOf.get(`${uploadId}:${r.row}`);
+        if (o && (o.outcome === 'created' || o.outcome === 'existed')) successful++;
+        else
+          errors.push(
+            ...(o?.errors?.length ? o.errors : [{ field: 'record', message: 'was not created' }]).map((e) => ({
+              row: r.row,
+              field: e.field,
+              message: e.message,
+            })),
+          );
       }
-      const o = outcomeOf.get(`${upload._id}:${r.row}`);
-      if (o && (o.outcome === 'created' || o.outcome === 'existed')) successful++;
-      else
-        errors.push(
-          ...(o?.errors?.length ? o.errors : [{ field: 'record', message: 'was not created' }]).map((e) => ({
-            row: r.row,
-            field: e.field,
-            message: e.message,
-          })),
-        );
+      processed += rows.length;
     }
-    processed += rows.length;
-    await deps.store.progress(upload._id, { processedRows: processed });
+    // One progress write after another, so the count stored never goes back.
+    const now = processed;
+    saved = saved.then(() => deps.store.progress(uploadId, { processedRows: now }));
+    return saved;
   }
+
+  // A few import requests in flight: the records service checks a batch while the store writes
+  // the one before. Each batch's rows are keyed by upload id + row, so order does not matter to
+  // what is created; in-file repeats were marked before (markRepeatedNumbers).
+  async function lane(): Promise<void> {
+    while (next < batches.length) {
+      const at = next++;
+      const valid = (batches[at] as SheetRow[]).filter((r) => r.errors.length === 0);
+      const outcomes = valid.length
+        ? await deps.records.importRows(
+            uploader,
+            valid.map((r) => ({ key: `${uploadId}:${r.row}`, body: r.body })),
+          )
+        : [];
+      answered[at] = new Map(outcomes.map((o) => [o.key, o]));
+      await tally();
+    }
+  }
+  await Promise.all(Array.from({ length: Math.min(deps.config.INGEST_BATCHES_IN_FLIGHT, batches.length) }, lane));
   const result = resultOf(total, successful, errors);
   await deps.store.progress(upload._id, { state: 'completed', result });
   deps.logger.info({ uploadId: upload._id, total, successful, errors: errors.length }, 'upload processed');
