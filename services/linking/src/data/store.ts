@@ -44,8 +44,8 @@ const indexSchema = new Schema<IndexDoc>(
   },
   { collection: 'match_index', versionKey: false, minimize: false },
 );
-// Candidate look-ups by key on MongoDB (the service itself looks them up in memory).
-indexSchema.index({ keys: 1, organization: 1 });
+// No index on `keys`: candidates are looked up in memory (MatchIndex), never in the store, and an
+// index of an array's whole text cost every entry's insert (docs/adr/0007).
 
 /** A stored link; `published` turns true once `links.created` is in the stream. */
 export interface LinkDoc {

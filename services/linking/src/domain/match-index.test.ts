@@ -76,6 +76,27 @@ describe('MatchIndex', () => {
     expect(index.size).toBe(6001);
   });
 
+  it("walks only the searched organizations' records of a block, and follows a record that changes agency", () => {
+    const index = new MatchIndex();
+    // 300 police records of one family, born the same day: one block of 300 BPS records.
+    for (let i = 0; i < 300; i++) index.put(entryFor(record({ suspectName: `Gwen Outerbridge${'e'.repeat(i % 3)}` })));
+    const fia = record({ suspectName: 'Gwen Outerbridge', organization: 'FIA' });
+    index.put(entryFor(fia));
+    const query = prepareRecord({ id: 'q', suspectName: 'Gwen Outerbridge', suspectDob: '1980-01-01' });
+    const others = { examined: 0 };
+    const found = index.find(query, blockingKeys(query), { threshold: 40, excludeOrganization: 'BPS', stats: others });
+    expect(found.map((f) => f.entry.id)).toEqual([fia.id]);
+    expect(others.examined).toBe(1);
+    const all = { examined: 0 };
+    expect(index.find(query, blockingKeys(query), { threshold: 40, stats: all }).length).toBeGreaterThan(300);
+    expect(all.examined).toBe(301);
+    // The FIA record moves to CUS: it is found under CUS only.
+    index.put(entryFor({ ...fia, organization: 'CUS', version: 2 }));
+    expect(index.find(query, blockingKeys(query), { threshold: 40, organization: 'FIA' })).toEqual([]);
+    const cus = index.find(query, blockingKeys(query), { threshold: 40, organization: 'CUS' });
+    expect(cus.map((f) => f.entry.id)).toEqual([fia.id]);
+  });
+
   it('leaves deleted records out of candidates and word counts, and takes restored ones back', () => {
     const index = population(300);
     const target = record({ suspectName: 'Odalys Venkataraman', suspectDob: '1966-02-03', organization: 'CUS' });

@@ -68,6 +68,12 @@ export function entryFor(record: CaseRecord): IndexEntry {
   };
 }
 
+/** The active records holding one blocking key, by organization, and how many in all. */
+interface Block {
+  size: number;
+  byOrganization: Map<string, Set<string>>;
+}
+
 /**
  * The match index in memory: every record the linking service has seen (deleted ones kept but
  * never offered as candidates), an inverted index from blocking key to the active records holding
@@ -80,7 +86,7 @@ export function entryFor(record: CaseRecord): IndexEntry {
  */
 export class MatchIndex {
   private readonly entries = new Map<string, IndexEntry>();
-  private readonly blocks = new Map<string, Set<string>>();
+  private readonly blocks = new Map<string, Block>();
   private readonly wordCounts = new Map<string, number>();
   private readonly activeByOrganization = new Map<string, number>();
   private named = 0;
@@ -157,16 +163,20 @@ export class MatchIndex {
     for (const key of keys) {
       const block = this.blocks.get(key);
       if (!block || block.size > this.maxBlockSize) continue;
-      for (const id of block) {
-        if (seen.has(id) || id === options.excludeId) continue;
-        seen.add(id);
-        if (options.stats) options.stats.examined++;
-        const entry = this.entries.get(id);
-        if (!entry || entry.deleted) continue;
-        if (options.organization && entry.organization !== options.organization) continue;
-        if (options.excludeOrganization && entry.organization === options.excludeOrganization) continue;
-        const result = scorePrepared(query, entry.prepared, scoreOptions);
-        if (!result.excluded && result.confidence >= options.threshold) results.push({ entry, result });
+      // Only the organizations searched: an agency's own records in a block are never walked
+      // (an upload of one agency's records otherwise walked ever larger blocks of its own).
+      for (const [organization, ids] of block.byOrganization) {
+        if (options.organization && organization !== options.organization) continue;
+        if (organization === options.excludeOrganization) continue;
+        for (const id of ids) {
+          if (seen.has(id) || id === options.excludeId) continue;
+          seen.add(id);
+          if (options.stats) options.stats.examined++;
+          const entry = this.entries.get(id);
+          if (!entry || entry.deleted) continue;
+          const result = scorePrepared(query, entry.prepared, scoreOptions);
+          if (!result.excluded && result.confidence >= options.threshold) results.push({ entry, result });
+        }
       }
     }
     results.sort((a, b) => b.result.confidence - a.result.confidence || a.entry.id.localeCompare(b.entry.id));
@@ -175,9 +185,20 @@ export class MatchIndex {
 
   private link(entry: IndexEntry): void {
     for (const key of entry.keys) {
-      const block = this.blocks.get(key) ?? new Set<string>();
-      this.blocks.set(key, block);
-      block.add(entry.id);
+      let block = this.blocks.get(key);
+      if (!block) {
+        block = { size: 0, byOrganization: new Map() };
+        this.blocks.set(key, block);
+      }
+      let ids = block.byOrganization.get(entry.organization);
+      if (!ids) {
+        ids = new Set();
+        block.byOrganization.set(entry.organization, ids);
+      }
+      if (!ids.has(entry.id)) {
+        ids.add(entry.id);
+        block.size++;
+      }
     }
     const tokens = entry.prepared.name.tokens;
     if (tokens.length > 0) {
@@ -190,8 +211,11 @@ export class MatchIndex {
   private unlink(entry: IndexEntry): void {
     for (const key of entry.keys) {
       const block = this.blocks.get(key);
-      block?.delete(entry.id);
-      if (block?.size === 0) this.blocks.delete(key);
+      const ids = block?.byOrganization.get(entry.organization);
+      if (!block || !ids?.delete(entry.id)) continue;
+      block.size--;
+      if (ids.size === 0) block.byOrganization.delete(entry.organization);
+      if (block.size === 0) this.blocks.delete(key);
     }
     const tokens = entry.prepared.name.tokens;
     if (tokens.length > 0) {
