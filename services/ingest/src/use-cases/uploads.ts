@@ -201,6 +201,7 @@ export async function processUpload(deps: IngestDeps, data: IngestJobData): Prom
 
   /** The answered batches next in row order, tallied (so errors stay in row order). */
   function tally() {
+    const before = tallied;
     for (let outcomeOf = answered[tallied]; outcomeOf; outcomeOf = answered[tallied]) {
       const rows = batches[tallied] as SheetRow[];
       answered[tallied] = undefined;
@@ -224,6 +225,7 @@ export async function processUpload(deps: IngestDeps, data: IngestJobData): Prom
       }
       processed += rows.length;
     }
+    if (tallied === before) return saved; // an answer ahead of an earlier batch's: nothing new
     // One progress write after another, so the count stored never goes back.
     const now = processed;
     saved = saved.then(() => deps.store.progress(uploadId, { processedRows: now }));

@@ -68,10 +68,14 @@ export function entryFor(record: CaseRecord): IndexEntry {
   };
 }
 
-/** The active records holding one blocking key, by organization, and how many in all. */
-interface Block {
-  size: number;
-  byOrganization: Map<string, Set<string>>;
+/** The active records holding one blocking key, by organization. */
+type Block = Map<string, Set<string>>;
+
+/** How many records a block holds (over its few organizations). */
+function sizeOf(block: Block): number {
+  let n = 0;
+  for (const ids of block.values()) n += ids.size;
+  return n;
 }
 
 /**
@@ -162,10 +166,10 @@ export class MatchIndex {
     const scoreOptions = { frequencies: this.frequencies(), priorBits: priorBitsFor(searched) };
     for (const key of keys) {
       const block = this.blocks.get(key);
-      if (!block || block.size > this.maxBlockSize) continue;
+      if (!block || sizeOf(block) > this.maxBlockSize) continue;
       // Only the organizations searched: an agency's own records in a block are never walked
       // (an upload of one agency's records otherwise walked ever larger blocks of its own).
-      for (const [organization, ids] of block.byOrganization) {
+      for (const [organization, ids] of block) {
         if (options.organization && organization !== options.organization) continue;
         if (organization === options.excludeOrganization) continue;
         for (const id of ids) {
@@ -187,18 +191,15 @@ export class MatchIndex {
     for (const key of entry.keys) {
       let block = this.blocks.get(key);
       if (!block) {
-        block = { size: 0, byOrganization: new Map() };
+        block = new Map();
         this.blocks.set(key, block);
       }
-      let ids = block.byOrganization.get(entry.organization);
+      let ids = block.get(entry.organization);
       if (!ids) {
         ids = new Set();
-        block.byOrganization.set(entry.organization, ids);
+        block.set(entry.organization, ids);
       }
-      if (!ids.has(entry.id)) {
-        ids.add(entry.id);
-        block.size++;
-      }
+      ids.add(entry.id);
     }
     const tokens = entry.prepared.name.tokens;
     if (tokens.length > 0) {
@@ -211,10 +212,9 @@ export class MatchIndex {
   private unlink(entry: IndexEntry): void {
     for (const key of entry.keys) {
       const block = this.blocks.get(key);
-      const ids = block?.byOrganization.get(entry.organization);
-      if (!block || !ids?.delete(entry.id)) continue;
-      block.size--;
-      if (ids.size === 0) block.byOrganization.delete(entry.organization);
+      const ids = block?.get(entry.organization);
+      if (!block || !ids?.delete(entry.id) || ids.size > 0) continue;
+      block.delete(entry.organization);
       if (block.size === 0) this.blocks.delete(key);
     }
     const tokens = entry.prepared.name.tokens;

@@ -7,6 +7,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"sync"
 
 	"github.com/FerretDB/FerretDB/internal/backends"
@@ -388,16 +389,7 @@ var (
 // field's elements are kept in the elements table).
 func nradIndexSizes(coll *metadata.Collection, found []backends.IndexSize) []backends.IndexSize {
 	for _, index := range coll.Settings.Indexes {
-		listed := false
-
-		for _, f := range found {
-			if f.Name == index.Name {
-				listed = true
-				break
-			}
-		}
-
-		if !listed {
+		if !slices.ContainsFunc(found, func(f backends.IndexSize) bool { return f.Name == index.Name }) {
 			found = append(found, backends.IndexSize{Name: index.Name})
 		}
 	}
