@@ -323,7 +323,7 @@ export async function runLinkingBench(options: LinkingBenchOptions): Promise<Lin
     log(`Seeding ${options.n.toLocaleString('en-US')} records into the records collection and the match index...`);
     seeding = await seedRecords(owners, options.n, rng, log, async (docs) => {
       const entries = docs.map((d) => entryFor(presentRecord(d)));
-      await Promise.all([s.raw.insertMany(docs, { ordered: false }), s.linking.insertEntries(entries)]);
+      await Promise.all([s.records.insertMany(docs), s.linking.insertEntries(entries)]);
     });
   };
 

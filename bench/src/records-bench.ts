@@ -15,13 +15,14 @@ import {
   listAllRecords,
   listDeletedRecords,
   listRecords,
+  nearTerms,
   type RecordDeps,
   searchFilter,
 } from '@nrad/records-service/queries';
-import { newRecordDoc, type RecordDoc, RecordRepository } from '@nrad/records-service/storage';
+import { newRecordDoc, RecordRepository } from '@nrad/records-service/storage';
 import { nameMatches, words } from '@nrad/records-service/text';
 import { connectMongo } from '@nrad/service-kit';
-import { type Connection, type mongo, Types } from 'mongoose';
+import { type Connection, Types } from 'mongoose';
 import {
   type AgencyUser,
   type BenchSystem,
@@ -316,10 +317,14 @@ function operations(
               const { ms, value } = await timed(() => repo.page(filter, limit, undefined, 'createdAt'));
               return { ms, total: value.total };
             }
-            // searchRecords by name: candidates by stored variants, edit distance in code, then the page.
+            // searchRecords by name: the terms near each word in the vocabulary, the candidates
+            // holding them, edit distance in code, then the page.
             const { ms, value } = await timed(async () => {
-              const candidates = await repo.nameCandidates(filter, 'createdAt');
-              const matching = candidates.filter((c) => nameMatches(nameWords, c.suspectNameWords));
+              const near = await nearTerms({ records: repo }, search);
+              const candidates = await repo.nameCandidates(searchFilter(run.user, search, near), 'createdAt');
+              const matching = candidates.filter((c) =>
+                nameMatches(nameWords, c.suspectNameWords, c.suspectNameCompounds),
+              );
               await repo.findByIds(matching.slice(0, limit).map((c) => c._id));
               return matching.length;
             });
@@ -589,15 +594,7 @@ export async function runRecordsBench(options: BenchOptions): Promise<BenchRepor
     }
 
     log(`Seeding ${options.n.toLocaleString('en-US')} records (about ${(deletedShare * 100).toFixed(1)}% deleted)...`);
-    const collection = repo.model.collection as unknown as mongo.Collection<RecordDoc>;
-    const seeding = await seedRecords(
-      runs,
-      options.n,
-      rng,
-      log,
-      (docs) => collection.insertMany(docs, { ordered: false }),
-      { deletedShare },
-    );
+    const seeding = await seedRecords(runs, options.n, rng, log, (docs) => repo.insertMany(docs), { deletedShare });
     const perAgency = Object.fromEntries(runs.map((r) => [r.agency, r.ids.length + (r.deleted?.length ?? 0)]));
     const deletedPerAgency = Object.fromEntries(runs.map((r) => [r.agency, r.deleted?.length ?? 0]));
 

@@ -7,11 +7,11 @@
 import { performance } from 'node:perf_hooks';
 import type { DashboardStats } from '@nrad/contracts';
 import { RecordsConfigSchema } from '@nrad/records-service/config';
-import { presentRecord, type RecordDoc, RecordRepository } from '@nrad/records-service/storage';
+import { presentRecord, RecordRepository } from '@nrad/records-service/storage';
 import { connectMongo } from '@nrad/service-kit';
 import { StatsStore, stateOf } from '@nrad/stats-service/bench-support';
 import { StatsConfigSchema } from '@nrad/stats-service/config';
-import { type mongo, Types } from 'mongoose';
+import { Types } from 'mongoose';
 import {
   type AgencyUser,
   describeStore,
@@ -81,10 +81,9 @@ export async function runStatsBench(options: StatsBenchOptions): Promise<StatsRe
     log(`Store: ${store}`);
     log(`Seeding ${options.n.toLocaleString('en-US')} records into the records collection and the stats read model...`);
     const states: Array<[string, ReturnType<typeof stateOf>]> = [];
-    const raw = records.model.collection as unknown as mongo.Collection<RecordDoc>;
     seeding = await seedRecords(owners, options.n, rng, log, async (docs) => {
       for (const d of docs) states.push([d._id.toHexString(), stateOf(presentRecord(d))]);
-      await raw.insertMany(docs, { ordered: false });
+      await records.insertMany(docs);
     });
     await stats.replaceAll(states);
   };

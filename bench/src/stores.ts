@@ -57,7 +57,7 @@ export function servicesWriter(s: ServiceStores) {
     async write(docs: RecordDoc[]): Promise<CaseRecord[]> {
       const presented = docs.map((d) => presentRecord(d));
       for (const r of presented) states.push([r.id, stateOf(r)]);
-      await Promise.all([s.raw.insertMany(docs, { ordered: false }), s.linking.insertEntries(presented.map(entryFor))]);
+      await Promise.all([s.records.insertMany(docs), s.linking.insertEntries(presented.map(entryFor))]);
       return presented;
     },
     /** Stores the stats states of everything written; resolves how many. */

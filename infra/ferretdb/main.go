@@ -64,7 +64,7 @@ func main() {
 		// FerretDB wants a file: URI naming an existing directory, with a trailing slash.
 		// synchronous=NORMAL: in WAL mode a commit is not fsynced; an application crash loses
 		// nothing, a power loss may undo the last commits but never corrupts (ADR 0002).
-		cfg.SQLiteURL = "file:" + dir + "/?_pragma=synchronous(normal)&_pragma=cache_size(-65536)&_pragma=mmap_size(1073741824)&_pragma=wal_autocheckpoint(16384)"
+		cfg.SQLiteURL = "file:" + dir + "/?_pragma=synchronous(normal)&_pragma=cache_size(-65536)&_pragma=mmap_size(1073741824)&_pragma=wal_autocheckpoint(16384)&_pragma=temp_store(memory)"
 	default:
 		fail("one of -sqlite-dir or -postgresql-url is required")
 	}

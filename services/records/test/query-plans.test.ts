@@ -4,8 +4,9 @@ import { connectMongo } from '@nrad/service-kit';
 import { countPlanOf, type PlannedQuery, planOf, type QueryPlan } from '@nrad/service-kit/query-plans';
 import { Types } from 'mongoose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { nameTermQueries } from '../src/data/name-terms.ts';
 import { newRecordDoc, type RecordDoc, RecordRepository, recordQueries } from '../src/data/records.ts';
-import { scopeOf, searchFilter } from '../src/use-cases/records.ts';
+import { nearTerms, scopeOf, searchFilter } from '../src/use-cases/records.ts';
 import { recordBody, userOf } from './harness.ts';
 
 /**
@@ -42,7 +43,7 @@ beforeAll(async () => {
     if (i % 10 === 0) Object.assign(doc, { deleted: true, deletedAt: new Date(), deletedById: doc.createdById });
     docs.push(doc);
   }
-  await repo.model.collection.insertMany(docs);
+  await repo.insertMany(docs);
 });
 
 const search = (user: UserIdentity, body: Record<string, unknown>) =>
@@ -120,9 +121,14 @@ describe('searches', () => {
     });
   }
 
-  it('suspectName: the candidates by their stored name variants', async () => {
+  it('suspectName: the terms near each word in the vocabulary, then the candidates holding them', async () => {
+    const vocabulary = await planOf(repo.nameTerms.model, nameTermQueries.near('dubios') as PlannedQuery);
+    expectIndexed(vocabulary, 'terms near a word');
+    const body = RecordSearchSchema.parse({ suspectName: 'marie helene dubios' });
+    const near = await nearTerms({ records: repo }, body);
+    expect(near.get('dubios')).toEqual(['dubios', 'dubois']);
     for (const user of [bps, admin]) {
-      const q = recordQueries.nameCandidates(search(user, { suspectName: 'marie helene dubios' }), 'createdAt');
+      const q = recordQueries.nameCandidates(searchFilter(user, body, near), 'createdAt');
       const plan = await planOf(model, q as PlannedQuery);
       expectIndexed(plan, `${user.organization} name candidates`);
     }

@@ -316,6 +316,28 @@ describe('suspectName', () => {
     expect(await search({ suspectName: 'Jon Smiht' })).toEqual(ids('smith'));
   });
 
+  it('finds an edited name with one typo, and no longer the old one', async () => {
+    const cusApi = await h.as(cus);
+    const created = (
+      await cusApi
+        .post('/api/records')
+        .send(recordBody({ suspectName: 'Ottoline Brackenbury' }))
+        .expect(201)
+    ).body;
+    const cusIds = async (suspectName: string) =>
+      (await searchAs(cusApi, { suspectName })).body.map((r: { id: string }) => r.id);
+    expect(await cusIds('Otoline Brackenbury')).toEqual([created.id]);
+    const edit = recordBody({ incidentNumber: created.incidentNumber, suspectName: 'Philippa Quenneville-Thorpe' });
+    await cusApi
+      .put(`/api/records/${created.id}`)
+      .send({ ...edit, version: 1 })
+      .expect(200);
+    // Words no record held before: the vocabulary learnt them with the edit.
+    expect(await cusIds('Philipa Quennevilethorpe')).toEqual([created.id]);
+    expect(await cusIds('Phillippa Thorpe')).toEqual([created.id]);
+    expect(await cusIds('Otoline Brackenbury')).toEqual([]);
+  });
+
   it('does not match two typos in one word, or a word the name lacks', async () => {
     expect(await search({ suspectName: 'Okonkaa' })).toEqual([]);
     expect(await search({ suspectName: 'Okokwa' })).toEqual([]);

@@ -1,9 +1,18 @@
-import { RecordInputSchema } from '@nrad/contracts';
+import { RecordInputSchema, RecordSearchSchema, type UserIdentity } from '@nrad/contracts';
 import { testNamespace } from '@nrad/infra/harness';
 import { connectMongo, isFerretDb } from '@nrad/service-kit';
 import { Types } from 'mongoose';
 import { afterAll, describe, expect, inject, it } from 'vitest';
-import { newRecordDoc, type OutboxEntry, presentRecord, type RecordDoc, RecordRepository } from './records.ts';
+import { deletionVariants } from '../domain/text.ts';
+import { nearTerms, searchFilter } from '../use-cases/records.ts';
+import {
+  nameTermsOf,
+  newRecordDoc,
+  type OutboxEntry,
+  presentRecord,
+  type RecordDoc,
+  RecordRepository,
+} from './records.ts';
 
 const t = testNamespace();
 const db = await connectMongo({ url: t.mongoUrl, dbName: t.db('records') });
@@ -97,5 +106,57 @@ describe('linked organizations', () => {
       linked: true,
       linkedOrganizations: ['BPS'],
     });
+  });
+});
+
+describe('records stored before the name vocabulary', () => {
+  it('get their name terms once at start, the vocabulary theirs, and lose their variants and its index', async () => {
+    const legacyDb = await connectMongo({ url: t.mongoUrl, dbName: t.db('records-legacy') });
+    try {
+      const raw = legacyDb.collection('records');
+      const legacy = (n: number, name: string) => {
+        const { suspectNameTerms, ...doc } = newRecordDoc({ ...input(`LEG-${n}`), suspectName: name }, owner);
+        return { ...doc, suspectNameVariants: suspectNameTerms.flatMap(deletionVariants) };
+      };
+      // More than one batch of the migration, and one record written by the new code meanwhile.
+      const docs = Array.from({ length: 1001 }, (_, n) =>
+        legacy(n, n === 500 ? 'Marie-Hélène Dubois' : `Ann ${n} Lee`),
+      );
+      await raw.insertMany(docs);
+      await raw.createIndex({ suspectNameVariants: 1 });
+      const current = newRecordDoc({ ...input('NEW-1'), suspectName: 'Jon Smith' }, owner);
+      await raw.insertOne(current);
+
+      const repo = new RecordRepository(legacyDb);
+      await repo.init();
+
+      expect(await raw.countDocuments({ suspectNameVariants: { $exists: true } })).toBe(0);
+      const stored = await raw.find({}, { projection: { suspectName: 1, suspectNameTerms: 1 } }).toArray();
+      expect(stored).toHaveLength(1002);
+      for (const d of stored) expect(d.suspectNameTerms).toEqual(nameTermsOf(d.suspectName));
+      expect((await raw.indexes()).map((i) => i.name)).not.toContain('suspectNameVariants_1');
+      expect(await legacyDb.collection('migrations').countDocuments({ _id: 'record-name-terms' as never })).toBe(1);
+
+      // A misspelt search finds the migrated record through the vocabulary the migration wrote.
+      const body = RecordSearchSchema.parse({ suspectName: 'mariehelene dubios' });
+      const near = await nearTerms({ records: repo }, body);
+      expect(near.get('dubios')).toEqual(['dubios', 'dubois']);
+      const user: UserIdentity = {
+        kind: 'user',
+        userId: owner.createdById,
+        name: 'BPS user',
+        organization: 'BPS',
+        role: 'Analyst',
+      };
+      const found = await repo.nameCandidates(searchFilter(user, body, near), 'createdAt');
+      expect(found.map((c) => c._id.toHexString())).toEqual([(docs[500] as { _id: Types.ObjectId })._id.toHexString()]);
+
+      // Once: a later start reads the mark and leaves the records be.
+      await raw.updateOne({ _id: current._id }, { $unset: { suspectNameTerms: '' } });
+      await new RecordRepository(legacyDb).init();
+      expect((await raw.findOne({ _id: current._id }))?.suspectNameTerms).toBeUndefined();
+    } finally {
+      await legacyDb.close();
+    }
   });
 });

@@ -11,8 +11,9 @@ import {
 } from '@nrad/contracts';
 import { insertManyExceptDuplicates, isDuplicateKeyError } from '@nrad/service-kit';
 import mongoose, { type Connection, type Model, type mongo, Schema, Types } from 'mongoose';
-import { incidentKeyParts, nameCompounds, nameVariants, tokensOf, words } from '../domain/text.ts';
+import { incidentKeyParts, nameCompounds, tokensOf, words } from '../domain/text.ts';
 import { type Cursor, encodeCursor } from './cursor.ts';
+import { NameTermRepository } from './name-terms.ts';
 
 /** An event waiting in its record's document until the stream has acknowledged it. */
 export interface OutboxEntry {
@@ -50,7 +51,11 @@ interface DerivedFields {
   suspectNameWords: string[];
   /** Hyphenated parts of the name joined ("mariehelene"): found written either way. */
   suspectNameCompounds: string[];
-  suspectNameVariants: string[];
+  /**
+   * The name's words and compounds together, indexed: a name search looks up the terms within one
+   * edit of each searched word in the name vocabulary (`name_terms`), then the records holding one.
+   */
+  suspectNameTerms: string[];
   searchTokens: string[];
   totalCents: number;
 }
@@ -87,7 +92,7 @@ const recordSchema = new Schema<RecordDoc>(
     suspectName: { type: String, required: true },
     suspectNameWords: { type: [String], default: [] },
     suspectNameCompounds: { type: [String], default: [] },
-    suspectNameVariants: { type: [String], default: [] },
+    suspectNameTerms: { type: [String], default: [] },
     suspectDob: { type: Date, required: true },
     incidentDate: { type: Date, required: true },
     caseCents: { type: Number, required: true, min: 0 },
@@ -156,10 +161,22 @@ recordSchema.index({ deleted: 1, createdAt: -1, _id: -1 });
 recordSchema.index({ organization: 1, deleted: 1, deletedAt: -1, _id: -1 });
 recordSchema.index({ deleted: 1, deletedAt: -1, _id: -1 });
 recordSchema.index({ searchTokens: 1 });
-recordSchema.index({ suspectNameVariants: 1 });
+recordSchema.index({ suspectNameTerms: 1 });
 recordSchema.index({ outboxPending: 1 });
 for (const field of EQUALITY_SEARCH_FIELDS) {
   recordSchema.index({ organization: 1, deleted: 1, [field]: 1, createdAt: -1, _id: -1 });
+}
+
+/** The migration that gave records `suspectNameTerms` (RecordRepository.migrateToNameTerms). */
+const NAME_TERMS_MIGRATION = 'record-name-terms';
+/** The index of the deletion variants records held before the name vocabulary. */
+const LEGACY_VARIANTS_INDEX = 'suspectNameVariants_1';
+const MIGRATION_BATCH = 1000;
+const MIGRATION_WRITES_PER_COMMAND = 50;
+
+/** The terms of a name as records hold them: its words and its compounds. */
+export function nameTermsOf(name: string): string[] {
+  return [...new Set([...words(name), ...nameCompounds(name)])];
 }
 
 /** `YYYY-MM-DD` → that day at UTC midnight, and back. */
@@ -197,7 +214,7 @@ export function derivedFields(f: StoredFields): DerivedFields {
     incidentKeyParts: incidentKeyParts(key),
     suspectNameWords: nameWords,
     suspectNameCompounds: compounds,
-    suspectNameVariants: nameVariants([...nameWords, ...compounds]),
+    suspectNameTerms: [...new Set([...nameWords, ...compounds])],
     searchTokens: [
       ...new Set([
         ...tokensOf(
@@ -408,9 +425,12 @@ export const recordQueries = {
 /** The records collection. Only this module touches it. */
 export class RecordRepository {
   readonly model: Model<RecordDoc>;
+  /** The vocabulary of the terms of suspects' names, written before the records holding them. */
+  readonly nameTerms: NameTermRepository;
 
   constructor(conn: Connection) {
     this.model = conn.model<RecordDoc>('Record', recordSchema);
+    this.nameTerms = new NameTermRepository(conn);
   }
 
   /**
@@ -424,6 +444,57 @@ export class RecordRepository {
 
   async init(): Promise<void> {
     await this.model.init();
+    await this.nameTerms.init();
+    await this.migrateToNameTerms();
+  }
+
+  /**
+   * Gives the records stored before the name vocabulary (ADR 0006) their `suspectNameTerms`, adds
+   * those to the vocabulary, removes the deletion variants they held instead and drops their index;
+   * once per database (remembered in `migrations`), in `_id` order, batch by batch, so a run cut
+   * short goes on where it stopped. A record written meanwhile already has its terms and is left be.
+   */
+  private async migrateToNameTerms(): Promise<void> {
+    const migrations = this.model.db.collection<{ _id: string; at: Date }>('migrations');
+    if (await migrations.findOne({ _id: NAME_TERMS_MIGRATION })) return;
+    const legacy = this.model.collection as unknown as mongo.Collection<RecordDoc & { suspectNameVariants?: string[] }>;
+    let after: Types.ObjectId | undefined;
+    for (;;) {
+      const docs = await legacy
+        .find(after ? { _id: { $gt: after } } : {}, {
+          projection: { _id: 1, suspectName: 1, suspectNameTerms: 1 },
+          sort: { _id: 1 },
+          limit: MIGRATION_BATCH,
+        })
+        .toArray();
+      const last = docs.at(-1);
+      if (!last) break;
+      after = last._id;
+      const missing = docs
+        .filter((d) => !Array.isArray(d.suspectNameTerms))
+        .map((d) => ({ _id: d._id, name: d.suspectName, terms: nameTermsOf(d.suspectName) }));
+      if (missing.length === 0) continue;
+      await this.nameTerms.ensure(missing.flatMap((d) => d.terms));
+      // A few statements per command: FerretDB 1.24 keeps each statement's read open until the
+      // command ends, and its SQLite pool of 100 connections then deadlocks at the 100th.
+      for (let at = 0; at < missing.length; at += MIGRATION_WRITES_PER_COMMAND) {
+        await legacy.bulkWrite(
+          missing.slice(at, at + MIGRATION_WRITES_PER_COMMAND).map((d) => ({
+            updateOne: {
+              // By _id and name (both pushed down on our FerretDB build, where `$exists` is not):
+              // an edit of the name meanwhile wrote the new name's terms.
+              filter: { _id: d._id, suspectName: d.name },
+              update: { $set: { suspectNameTerms: d.terms }, $unset: { suspectNameVariants: '' } },
+            },
+          })),
+          { ordered: false },
+        );
+      }
+    }
+    if ((await legacy.indexes()).some((index) => index.name === LEGACY_VARIANTS_INDEX)) {
+      await legacy.dropIndex(LEGACY_VARIANTS_INDEX);
+    }
+    await migrations.updateOne({ _id: NAME_TERMS_MIGRATION }, { $setOnInsert: { at: new Date() } }, { upsert: true });
   }
 
   /** The driver's collection, typed with the stored document (for single-document writes). */
@@ -442,6 +513,7 @@ export class RecordRepository {
 
   /** Inserts a new record with its pending events in one write. */
   async insert(doc: RecordDoc): Promise<void> {
+    await this.nameTerms.ensure(doc.suspectNameTerms);
     try {
       await this.raw.insertOne(doc);
     } catch (err) {
@@ -455,6 +527,7 @@ export class RecordRepository {
    * (their `_id` or incident number is taken), having inserted the rest.
    */
   async insertMany(docs: RecordDoc[]): Promise<Types.ObjectId[]> {
+    await this.nameTerms.ensure(docs.flatMap((d) => d.suspectNameTerms));
     return (await insertManyExceptDuplicates(this.raw, docs)).map((at) => (docs[at] as RecordDoc)._id);
   }
 
@@ -493,6 +566,7 @@ export class RecordRepository {
     event: OutboxEntry,
     unset: ReadonlyArray<keyof RecordDoc> = [],
   ): Promise<boolean> {
+    if (set.suspectNameTerms) await this.nameTerms.ensure(set.suspectNameTerms);
     try {
       const result = await this.raw.updateOne(this.atVersion(id, version), {
         $set: { ...set, outboxPending: true },

@@ -69,19 +69,14 @@ export const MIN_FUZZY_WORD = 3;
 
 /**
  * A word and its one-deletion variants (the symmetric-delete scheme): two words within one edit of
- * each other always share a variant, so an index on the stored variants finds every candidate and
- * `withinOneEdit` then confirms it.
+ * each other always share a variant, so an index on the variants of the name vocabulary finds every
+ * candidate term and `withinOneEdit` then confirms it.
  */
 export function deletionVariants(word: string): string[] {
   if (word.length < MIN_FUZZY_WORD) return [word];
   const out = new Set([word]);
   for (let i = 0; i < word.length; i++) out.add(word.slice(0, i) + word.slice(i + 1));
   return [...out];
-}
-
-/** The variants of every word of a name (stored with the record for fuzzy name search). */
-export function nameVariants(nameWords: readonly string[]): string[] {
-  return [...new Set(nameWords.flatMap(deletionVariants))];
 }
 
 /**

@@ -42,7 +42,7 @@ import {
   type SortField,
   storedFields,
 } from '../data/records.ts';
-import { deletionVariants, escapeRegex, incidentPrefix, nameMatches, words } from '../domain/text.ts';
+import { escapeRegex, incidentPrefix, nameMatches, words } from '../domain/text.ts';
 import type { OutboxRelay } from '../events/outbox-relay.ts';
 import type { KeyedLock } from '../lib/keyed-lock.ts';
 
@@ -318,11 +318,21 @@ function pageOf(deps: RecordDeps, filter: RecordFilter, paging: PageQuery, sort:
 /** A condition no record meets. */
 const nothing = (): RecordFilter => ({ _id: op({ $in: [] }) });
 
+/** The stored name terms within one edit of each searched name word, by word (NameTermRepository.near). */
+export type NearTerms = ReadonlyMap<string, readonly string[]>;
+
+/** Looks up the name terms near each word of a search's suspect name. */
+export async function nearTerms(deps: Pick<RecordDeps, 'records'>, s: RecordSearch): Promise<NearTerms> {
+  const nameWords = words(s.suspectName);
+  return new Map(await Promise.all(nameWords.map(async (w) => [w, await deps.records.nameTerms.near(w)] as const)));
+}
+
 /**
  * The filter of a search (SPEC §7), within the user's scope and without deleted records. Every
  * piece of user text is either compared for equality or escaped into an anchored prefix pattern.
+ * A name word finds the records holding one of its `near` terms (only itself when none are given).
  */
-export function searchFilter(user: UserIdentity, s: RecordSearch): RecordFilter {
+export function searchFilter(user: UserIdentity, s: RecordSearch, near: NearTerms = new Map()): RecordFilter {
   const and: RecordFilter[] = [{ deleted: false, ...scopeOf(user) }];
   const textWords = words(s.freeText);
   // Text given without a single word (".*", "(") is a literal search that finds nothing, never "no filter".
@@ -337,7 +347,7 @@ export function searchFilter(user: UserIdentity, s: RecordSearch): RecordFilter 
   }
   const nameWords = words(s.suspectName);
   if (s.suspectName && nameWords.length === 0) and.push(nothing());
-  for (const word of nameWords) and.push({ suspectNameVariants: op({ $in: deletionVariants(word) }) });
+  for (const word of nameWords) and.push({ suspectNameTerms: op({ $in: [...(near.get(word) ?? [word])] }) });
   if (s.suspectDob) and.push({ suspectDob: dayToDate(s.suspectDob) });
   if (s.incidentDate) and.push({ incidentDate: dayToDate(s.incidentDate) });
   if (s.amount) and.push({ totalCents: moneyToCents(s.amount) });
@@ -363,11 +373,11 @@ export async function searchRecords(
     const options = [DEFAULT_COUNTRY, ...(await deps.dropdowns.list('country')).map((o) => o.value)];
     search.country = options.find((o) => o.toLowerCase() === wanted) ?? search.country;
   }
-  const filter = searchFilter(user, search);
+  const filter = searchFilter(user, search, await nearTerms(deps, search));
   const nameWords = words(search.suspectName);
   if (nameWords.length === 0) return presentPage(await pageOf(deps, filter, paging, 'createdAt'));
 
-  // Name search: the stored variants narrow the candidates; the edit distance decides here.
+  // Name search: the terms near each word narrow the candidates; the edit distance decides here.
   const candidates = await deps.records.nameCandidates(filter, 'createdAt');
   const matching = candidates.filter((c) => nameMatches(nameWords, c.suspectNameWords, c.suspectNameCompounds));
   let start = 0;
