@@ -110,7 +110,7 @@ describe('linked organizations', () => {
 });
 
 describe('records stored before the name vocabulary', () => {
-  it('get their name terms once at start, the vocabulary theirs, and lose their variants and its index', async () => {
+  it('get their name terms once at start, the vocabulary theirs, and lose their variants and the old indexes', async () => {
     const legacyDb = await connectMongo({ url: t.mongoUrl, dbName: t.db('records-legacy') });
     try {
       const raw = legacyDb.collection('records');
@@ -124,6 +124,8 @@ describe('records stored before the name vocabulary', () => {
       );
       await raw.insertMany(docs);
       await raw.createIndex({ suspectNameVariants: 1 });
+      // And one of the five-part indexes the single-field ones replaced.
+      await raw.createIndex({ organization: 1, deleted: 1, suspectDob: 1, createdAt: -1, _id: -1 });
       const current = newRecordDoc({ ...input('NEW-1'), suspectName: 'Jon Smith' }, owner);
       await raw.insertOne(current);
 
@@ -134,7 +136,10 @@ describe('records stored before the name vocabulary', () => {
       const stored = await raw.find({}, { projection: { suspectName: 1, suspectNameTerms: 1 } }).toArray();
       expect(stored).toHaveLength(1002);
       for (const d of stored) expect(d.suspectNameTerms).toEqual(nameTermsOf(d.suspectName));
-      expect((await raw.indexes()).map((i) => i.name)).not.toContain('suspectNameVariants_1');
+      const indexes = (await raw.indexes()).map((i) => i.name);
+      expect(indexes).not.toContain('suspectNameVariants_1');
+      expect(indexes).not.toContain('organization_1_deleted_1_suspectDob_1_createdAt_-1__id_-1');
+      expect(indexes).toEqual(expect.arrayContaining(['suspectNameTerms_1', 'suspectDob_1', 'totalCents_1']));
       expect(await legacyDb.collection('migrations').countDocuments({ _id: 'record-name-terms' as never })).toBe(1);
 
       // A misspelt search finds the migrated record through the vocabulary the migration wrote.
