@@ -156,3 +156,44 @@ describe('single records and the outbox', () => {
     for (const [what, plan] of plans) expectIndexed(plan, what);
   });
 });
+
+describe('searches on fields of many values, once the store has statistics', () => {
+  it('a date of birth or an amount is found through its own index', async () => {
+    const statsDb = await connectMongo({ url: t.mongoUrl, dbName: t.db('records-stats') });
+    try {
+      const stats = new RecordRepository(statsDb);
+      await stats.init();
+      // Enough changes for our FerretDB build to gather statistics (ANALYZE, in the background);
+      // each date of birth and amount is held by one record or two.
+      const docs = Array.from({ length: 800 }, (_, i) => {
+        const organization = (['BPS', 'FIA', 'CUS'] as const)[i % 3] ?? 'BPS';
+        const input = RecordInputSchema.parse(
+          recordBody({
+            incidentNumber: `${organization}-STAT-${i}`,
+            suspectDob: `19${String(40 + (i % 60)).padStart(2, '0')}-${String(1 + (i % 12)).padStart(2, '0')}-${String(1 + (i % 28)).padStart(2, '0')}`,
+            caseAmount: `${1000 + i}.00`,
+          }),
+        );
+        return newRecordDoc(input, { organization, createdById: new Types.ObjectId().toHexString() });
+      });
+      await stats.insertMany(docs);
+      const searches: Array<[string, Record<string, unknown>]> = [
+        ['suspectDob_1', { suspectDob: '1950-11-11' }],
+        ['caseCents_1', { caseAmount: '1010.00' }],
+      ];
+      for (const [index, body] of searches) {
+        const q = recordQueries.page(search(bps, body), 100, undefined, 'createdAt') as PlannedQuery;
+        // The statistics are gathered in the background: wait for a plan that uses them.
+        let plan = await planOf(stats.model, q);
+        for (let tries = 0; !plan.plan.includes(index) && tries < 100; tries++) {
+          await new Promise((resolve) => setTimeout(resolve, 100));
+          plan = await planOf(stats.model, q);
+        }
+        expect(plan.plan, `${JSON.stringify(body)} through ${index}`).toContain(index);
+        expectIndexed(plan, JSON.stringify(body));
+      }
+    } finally {
+      await statsDb.close();
+    }
+  });
+});
