@@ -56,6 +56,11 @@ interface DerivedFields {
    * edit of each searched word in the name vocabulary (`name_terms`), then the records holding one.
    */
   suspectNameTerms: string[];
+  /**
+   * The words of the other searched texts (incident number, additional information, source, crime
+   * type and subtype, country): free text is looked for here and in `suspectNameTerms`, so the
+   * name's words are indexed once. Records stored before 2026-11-24 also hold the name's here.
+   */
   searchTokens: string[];
   totalCents: number;
 }
@@ -161,10 +166,14 @@ export const SELECTIVE_SEARCH_FIELDS = [
   'confiscatedCents',
 ] as const satisfies ReadonlyArray<keyof RecordDoc>;
 
-/** Indexes of earlier versions that init() drops (the five-part ones SELECTIVE_SEARCH_FIELDS replaced). */
-const LEGACY_INDEXES = SELECTIVE_SEARCH_FIELDS.map(
-  (field) => `organization_1_deleted_1_${field}_1_createdAt_-1__id_-1`,
-);
+/**
+ * Indexes of earlier versions that init() drops: the deletion variants records held before the
+ * name vocabulary, and the five-part ones SELECTIVE_SEARCH_FIELDS replaced.
+ */
+const LEGACY_INDEXES = [
+  'suspectNameVariants_1',
+  ...SELECTIVE_SEARCH_FIELDS.map((field) => `organization_1_deleted_1_${field}_1_createdAt_-1__id_-1`),
+];
 
 // Equality prefixes first, then the sort: indexes MongoDB and our FerretDB build use alike (on
 // FerretDB an array field's single-field index is kept as an elements table; ADR 0002).
@@ -184,14 +193,16 @@ for (const field of SELECTIVE_SEARCH_FIELDS) recordSchema.index({ [field]: 1 });
 
 /** The migration that gave records `suspectNameTerms` (RecordRepository.migrateToNameTerms). */
 const NAME_TERMS_MIGRATION = 'record-name-terms';
-/** The index of the deletion variants records held before the name vocabulary. */
-const LEGACY_VARIANTS_INDEX = 'suspectNameVariants_1';
 const MIGRATION_BATCH = 1000;
 const MIGRATION_WRITES_PER_COMMAND = 50;
 
-/** The terms of a name as records hold them: its words and its compounds. */
+/** The terms of a name as records hold them: its words and its compounds, each once. */
 export function nameTermsOf(name: string): string[] {
-  return [...new Set([...words(name), ...nameCompounds(name)])];
+  return nameTerms(words(name), nameCompounds(name));
+}
+
+function nameTerms(nameWords: readonly string[], compounds: readonly string[]): string[] {
+  return [...new Set([...nameWords, ...compounds])];
 }
 
 /** `YYYY-MM-DD` → that day at UTC midnight, and back. */
@@ -219,7 +230,7 @@ export function storedFields(input: RecordInput): StoredFields {
   };
 }
 
-/** Uniqueness key and its parts, name words, compounds and variants, free-text tokens, the total. */
+/** Uniqueness key and its parts, name words, compounds and terms, free-text tokens, the total. */
 export function derivedFields(f: StoredFields): DerivedFields {
   const nameWords = words(f.suspectName);
   const compounds = nameCompounds(f.suspectName);
@@ -229,21 +240,15 @@ export function derivedFields(f: StoredFields): DerivedFields {
     incidentKeyParts: incidentKeyParts(key),
     suspectNameWords: nameWords,
     suspectNameCompounds: compounds,
-    suspectNameTerms: [...new Set([...nameWords, ...compounds])],
-    searchTokens: [
-      ...new Set([
-        ...tokensOf(
-          f.incidentNumber,
-          f.suspectName,
-          f.additionalInfo,
-          f.sourceOfRecord,
-          f.crimeType,
-          f.crimeSubtype,
-          f.country,
-        ),
-        ...compounds,
-      ]),
-    ],
+    suspectNameTerms: nameTerms(nameWords, compounds),
+    searchTokens: tokensOf(
+      f.incidentNumber,
+      f.additionalInfo,
+      f.sourceOfRecord,
+      f.crimeType,
+      f.crimeSubtype,
+      f.country,
+    ),
     totalCents: f.caseCents + f.seizedCents + f.confiscatedCents,
   };
 }
@@ -469,9 +474,10 @@ export class RecordRepository {
 
   /**
    * Gives the records stored before the name vocabulary (ADR 0006) their `suspectNameTerms`, adds
-   * those to the vocabulary, removes the deletion variants they held instead and drops their index;
-   * once per database (remembered in `migrations`), in `_id` order, batch by batch, so a run cut
-   * short goes on where it stopped. A record written meanwhile already has its terms and is left be.
+   * those to the vocabulary and removes the deletion variants they held instead (init() drops
+   * their index); once per database (remembered in `migrations`), in `_id` order, batch by batch,
+   * so a run cut short goes on where it stopped. A record written meanwhile already has its terms
+   * and is left be.
    */
   private async migrateToNameTerms(): Promise<void> {
     const migrations = this.model.db.collection<{ _id: string; at: Date }>('migrations');
@@ -509,9 +515,6 @@ export class RecordRepository {
           { ordered: false },
         );
       }
-    }
-    if ((await legacy.indexes()).some((index) => index.name === LEGACY_VARIANTS_INDEX)) {
-      await legacy.dropIndex(LEGACY_VARIANTS_INDEX);
     }
     await migrations.updateOne({ _id: NAME_TERMS_MIGRATION }, { $setOnInsert: { at: new Date() } }, { upsert: true });
   }

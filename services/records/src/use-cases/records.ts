@@ -338,7 +338,9 @@ export function searchFilter(user: UserIdentity, s: RecordSearch, near: NearTerm
   // Text given without a single word (".*", "(") is a literal search that finds nothing, never "no filter".
   if (s.freeText && textWords.length === 0) and.push(nothing());
   for (const word of textWords) {
-    and.push({ searchTokens: op({ $regex: `^${escapeRegex(word)}` }) });
+    // Each word the start of a word of the name or of the other texts (stored apart: ADR 0006).
+    const prefix = `^${escapeRegex(word)}`;
+    and.push({ $or: [{ searchTokens: op({ $regex: prefix }) }, { suspectNameTerms: op({ $regex: prefix }) }] });
   }
   if (s.incidentNumber) {
     // The start of the number or of any of its parts ("2026-001" finds "BPS-2026-001").
