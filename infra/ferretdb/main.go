@@ -17,6 +17,7 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
+	"runtime/debug"
 	"syscall"
 	"time"
 
@@ -30,6 +31,7 @@ func main() {
 	parentPID := flag.Int("parent-pid", 0, "exit when this process is gone")
 	logLevel := flag.String("log-level", envOr("NRAD_FERRETDB_LOG_LEVEL", "warn"), "debug, info, warn or error")
 	flag.Parse()
+	tuneGC()
 
 	var level slog.Level
 	if err := level.UnmarshalText([]byte(*logLevel)); err != nil {
@@ -96,6 +98,21 @@ func main() {
 	// MongoDBURI waits until the listener has its address, i.e. accepts connections.
 	fmt.Printf("ready %s\n", f.MongoDBURI())
 	<-done
+}
+
+// tuneGC makes the collector run when the heap has grown fivefold (GOGC=400) instead of doubled,
+// with a soft limit of 1 GiB, unless GOGC or GOMEMLIMIT say otherwise. The server's live heap is
+// small (tens of MB: SQLite's pages live outside it), but every document written is converted
+// several times (BSON, FerretDB's types, JSON), so the default collected every few milliseconds
+// under a batch upload: about a tenth of the server's CPU (docs/adr/0002 item 8).
+// The limit keeps a burst from growing the heap without bound.
+func tuneGC() {
+	if os.Getenv("GOGC") == "" {
+		debug.SetGCPercent(400)
+	}
+	if os.Getenv("GOMEMLIMIT") == "" {
+		debug.SetMemoryLimit(1 << 30)
+	}
 }
 
 // watchParent cancels the context once the parent process no longer exists.

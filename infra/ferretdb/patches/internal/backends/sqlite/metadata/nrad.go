@@ -133,13 +133,10 @@ type NradSettings struct {
 // JSONB table as for a text one (json() writes binary JSON back as the text it was made from).
 const ReadColumn = "json(" + DefaultColumn + ") AS " + DefaultColumn
 
-// NradValue is the SQL that stores a document given as its JSON text (a statement argument).
-func (c *Collection) NradValue() string {
-	if c.Settings.Nrad != nil && c.Settings.Nrad.JSONB {
-		return "jsonb(?)"
-	}
-
-	return "?"
+// NradJSONB reports whether the collection's table stores its documents as JSONB: inserts and
+// updates then bind sjson.MarshalJSONB's bytes (sqlite/nrad_jsonb.go), else Marshal's text.
+func (c *Collection) NradJSONB() bool {
+	return c.Settings.Nrad != nil && c.Settings.Nrad.JSONB
 }
 
 // deepCopy returns a deep copy (nil for nil).
