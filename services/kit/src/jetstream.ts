@@ -89,7 +89,17 @@ export async function publishEvent(
   eventId: string,
   payload: unknown,
 ): Promise<PubAck> {
-  return js.publish(subject, JSON.stringify(payload), { msgID: eventId });
+  return publishEventJson(js, subject, eventId, JSON.stringify(payload));
+}
+
+/** publishEvent of an event already written as JSON text (an outbox's stored payload, sent as is). */
+export async function publishEventJson(
+  js: JetStreamClient,
+  subject: string,
+  eventId: string,
+  json: string,
+): Promise<PubAck> {
+  return js.publish(subject, json, { msgID: eventId });
 }
 
 /** Throw this from a handler for a message that can never succeed; it is terminated, not retried. */

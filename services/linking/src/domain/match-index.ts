@@ -68,15 +68,13 @@ export function entryFor(record: CaseRecord): IndexEntry {
   };
 }
 
-/** The active records holding one blocking key, by organization. */
-type Block = Map<string, Set<string>>;
+/**
+ * The active records of one organization holding one blocking key, as slots (see MatchIndex):
+ * most keys are held by one record, so one number until there are more, then an array.
+ */
+type Holders = number | number[];
 
-/** How many records a block holds (over its few organizations). */
-function sizeOf(block: Block): number {
-  let n = 0;
-  for (const ids of block.values()) n += ids.size;
-  return n;
-}
+const holdersSize = (h: Holders) => (typeof h === 'number' ? 1 : h.length);
 
 /**
  * The match index in memory: every record the linking service has seen (deleted ones kept but
@@ -85,25 +83,38 @@ function sizeOf(block: Block): number {
  * blocks of the query's keys, so finding them never scans the index; a key shared by more than
  * `maxBlockSize` records says little and is skipped (as in link-csv).
  *
- * The database (data/index-store.ts) is the durable copy; this is loaded from it at start and
+ * Each record has a slot (a number, its place in `slots`), and blocks hold slots, one map of
+ * blocks per organization: a record's fourteen or so keys are mostly its own, and a map of
+ * numbers per key costs a fraction of a map of sets of ids (an upload of 100,000 records put
+ * 1.4 million keys; as sets of ids that was most of the service's time and memory). Searching only
+ * other agencies never walks an agency's own blocks.
+ *
+ * The database (data/store.ts) is the durable copy; this is loaded from it at start and
  * written through on every change by the one consumer of `records.*`.
  */
 export class MatchIndex {
-  private readonly entries = new Map<string, IndexEntry>();
-  private readonly blocks = new Map<string, Block>();
+  private readonly slotOf = new Map<string, number>();
+  private readonly slots: IndexEntry[] = [];
+  /** Organization → its number, the place of its blocks in `blocksOf`. */
+  private readonly organizations = new Map<string, number>();
+  private readonly blocksOf: Array<Map<string, Holders>> = [];
   private readonly wordCounts = new Map<string, number>();
   private readonly activeByOrganization = new Map<string, number>();
   private named = 0;
   private readonly waiters = new Map<string, Set<() => void>>();
+  /** find's "already looked at" marks: seenAt[slot] === visit (no set per search). */
+  private seenAt = new Uint32Array(1024);
+  private visit = 0;
 
   constructor(private readonly maxBlockSize = 2000) {}
 
   get size(): number {
-    return this.entries.size;
+    return this.slots.length;
   }
 
   get(id: string): IndexEntry | undefined {
-    return this.entries.get(id);
+    const slot = this.slotOf.get(id);
+    return slot === undefined ? undefined : this.slots[slot];
   }
 
   /** Active (not deleted) records of an organization, or of all organizations. */
@@ -116,10 +127,17 @@ export class MatchIndex {
 
   /** Puts (or replaces) an entry; a deleted one leaves the blocks and the word counts. */
   put(entry: IndexEntry): void {
-    const old = this.entries.get(entry.id);
-    if (old && !old.deleted) this.unlink(old);
-    this.entries.set(entry.id, entry);
-    if (!entry.deleted) this.link(entry);
+    let slot = this.slotOf.get(entry.id);
+    if (slot === undefined) {
+      slot = this.slots.length;
+      this.slots.push(entry);
+      this.slotOf.set(entry.id, slot);
+    } else {
+      const old = this.slots[slot] as IndexEntry;
+      if (!old.deleted) this.unlink(old, slot);
+      this.slots[slot] = entry;
+    }
+    if (!entry.deleted) this.link(entry, slot);
     const waiting = this.waiters.get(entry.id);
     if (waiting) {
       this.waiters.delete(entry.id);
@@ -129,18 +147,18 @@ export class MatchIndex {
 
   /** Resolves with the entry once it is in the index, or undefined after `ms`. */
   async waitFor(id: string, ms: number): Promise<IndexEntry | undefined> {
-    const now = this.entries.get(id);
+    const now = this.get(id);
     if (now || ms <= 0) return now;
     return new Promise((resolve) => {
       const set = this.waiters.get(id) ?? new Set();
       const wake = () => {
         clearTimeout(timer);
-        resolve(this.entries.get(id));
+        resolve(this.get(id));
       };
       const timer = setTimeout(() => {
         set.delete(wake);
         if (set.size === 0) this.waiters.delete(id);
-        resolve(this.entries.get(id));
+        resolve(this.get(id));
       }, ms);
       set.add(wake);
       this.waiters.set(id, set);
@@ -158,48 +176,79 @@ export class MatchIndex {
    * set, the more evidence a match needs.
    */
   find(query: PreparedRecord, keys: readonly string[], options: FindOptions): ScoredCandidate[] {
-    const seen = new Set<string>();
     const results: ScoredCandidate[] = [];
     const searched = options.organization
       ? this.activeCount(options.organization)
       : this.activeCount() - (options.excludeOrganization ? this.activeCount(options.excludeOrganization) : 0);
     const scoreOptions = { frequencies: this.frequencies(), priorBits: priorBitsFor(searched) };
+    // Only the organizations searched: an agency's own records in a block are never walked
+    // (an upload of one agency's records otherwise walked ever larger blocks of its own).
+    const walked: Array<Map<string, Holders>> = [];
+    for (const [organization, n] of this.organizations) {
+      if (options.organization && organization !== options.organization) continue;
+      if (organization === options.excludeOrganization) continue;
+      walked.push(this.blocksOf[n] as Map<string, Holders>);
+    }
+    const excluded = options.excludeId === undefined ? undefined : this.slotOf.get(options.excludeId);
+    const visit = this.nextVisit();
+    const seenAt = this.seenAt;
+    const consider = (slot: number) => {
+      if (seenAt[slot] === visit || slot === excluded) return;
+      seenAt[slot] = visit;
+      if (options.stats) options.stats.examined++;
+      const entry = this.slots[slot] as IndexEntry;
+      if (entry.deleted) return;
+      const result = scorePrepared(query, entry.prepared, scoreOptions);
+      if (!result.excluded && result.confidence >= options.threshold) results.push({ entry, result });
+    };
     for (const key of keys) {
-      const block = this.blocks.get(key);
-      if (!block || sizeOf(block) > this.maxBlockSize) continue;
-      // Only the organizations searched: an agency's own records in a block are never walked
-      // (an upload of one agency's records otherwise walked ever larger blocks of its own).
-      for (const [organization, ids] of block) {
-        if (options.organization && organization !== options.organization) continue;
-        if (organization === options.excludeOrganization) continue;
-        for (const id of ids) {
-          if (seen.has(id) || id === options.excludeId) continue;
-          seen.add(id);
-          if (options.stats) options.stats.examined++;
-          const entry = this.entries.get(id);
-          if (!entry || entry.deleted) continue;
-          const result = scorePrepared(query, entry.prepared, scoreOptions);
-          if (!result.excluded && result.confidence >= options.threshold) results.push({ entry, result });
-        }
+      let size = 0;
+      for (const blocks of this.blocksOf) {
+        const holders = blocks.get(key);
+        if (holders !== undefined) size += holdersSize(holders);
+      }
+      if (size === 0 || size > this.maxBlockSize) continue;
+      for (const blocks of walked) {
+        const holders = blocks.get(key);
+        if (holders === undefined) continue;
+        if (typeof holders === 'number') consider(holders);
+        else for (const slot of holders) consider(slot);
       }
     }
     results.sort((a, b) => b.result.confidence - a.result.confidence || a.entry.id.localeCompare(b.entry.id));
     return options.limit ? results.slice(0, options.limit) : results;
   }
 
-  private link(entry: IndexEntry): void {
+  /** A new mark for `seenAt`, every slot unmarked (the array grown to the slots). */
+  private nextVisit(): number {
+    if (this.seenAt.length < this.slots.length) {
+      this.seenAt = new Uint32Array(Math.max(this.slots.length, this.seenAt.length * 2));
+      this.visit = 0;
+    }
+    if (this.visit === 0xffffffff) {
+      this.seenAt.fill(0);
+      this.visit = 0;
+    }
+    return ++this.visit;
+  }
+
+  private blocksFor(organization: string): Map<string, Holders> {
+    let n = this.organizations.get(organization);
+    if (n === undefined) {
+      n = this.blocksOf.length;
+      this.organizations.set(organization, n);
+      this.blocksOf.push(new Map());
+    }
+    return this.blocksOf[n] as Map<string, Holders>;
+  }
+
+  private link(entry: IndexEntry, slot: number): void {
+    const blocks = this.blocksFor(entry.organization);
     for (const key of entry.keys) {
-      let block = this.blocks.get(key);
-      if (!block) {
-        block = new Map();
-        this.blocks.set(key, block);
-      }
-      let ids = block.get(entry.organization);
-      if (!ids) {
-        ids = new Set();
-        block.set(entry.organization, ids);
-      }
-      ids.add(entry.id);
+      const holders = blocks.get(key);
+      if (holders === undefined) blocks.set(key, slot);
+      else if (typeof holders === 'number') blocks.set(key, [holders, slot]);
+      else holders.push(slot);
     }
     const tokens = entry.prepared.name.tokens;
     if (tokens.length > 0) {
@@ -209,13 +258,20 @@ export class MatchIndex {
     this.activeByOrganization.set(entry.organization, (this.activeByOrganization.get(entry.organization) ?? 0) + 1);
   }
 
-  private unlink(entry: IndexEntry): void {
+  private unlink(entry: IndexEntry, slot: number): void {
+    const blocks = this.blocksFor(entry.organization);
     for (const key of entry.keys) {
-      const block = this.blocks.get(key);
-      const ids = block?.get(entry.organization);
-      if (!block || !ids?.delete(entry.id) || ids.size > 0) continue;
-      block.delete(entry.organization);
-      if (block.size === 0) this.blocks.delete(key);
+      const holders = blocks.get(key);
+      if (holders === undefined) continue;
+      if (typeof holders === 'number') {
+        if (holders === slot) blocks.delete(key);
+        continue;
+      }
+      const at = holders.lastIndexOf(slot);
+      if (at < 0) continue;
+      const last = holders.pop() as number;
+      if (at < holders.length) holders[at] = last;
+      if (holders.length === 1) blocks.set(key, holders[0] as number);
     }
     const tokens = entry.prepared.name.tokens;
     if (tokens.length > 0) {

@@ -1,4 +1,4 @@
-import { type Bus, type Logger, publishEvent } from '@nrad/service-kit';
+import { type Bus, type Logger, publishEventJson } from '@nrad/service-kit';
 import { Types } from 'mongoose';
 import type { LinkingStore } from '../data/store.ts';
 
@@ -66,7 +66,7 @@ export class LinkRelay {
       if (next.done || this.stopped) return;
       const item = next.value;
       try {
-        await publishEvent(bus.js, item.subject, item.id, JSON.parse(item.event));
+        await publishEventJson(bus.js, item.subject, item.id, item.event);
         await store.markPublished(new Types.ObjectId(item.id));
         this.pending.delete(item.id);
       } catch (err) {

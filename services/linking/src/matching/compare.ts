@@ -1,11 +1,9 @@
-/// <reference path="../types/jaro-winkler.d.ts" />
 /**
  * Field comparisons: each turns two prepared values into a comparison level and its weight
  * (weights.ts). Pure functions.
  */
 import { doubleMetaphone } from 'double-metaphone';
 import { distance } from 'fastest-levenshtein';
-import jaroWinkler from 'jaro-winkler';
 import type { PreparedDate, PreparedName } from './normalize.ts';
 import {
   AMOUNT_WEIGHTS,
@@ -43,6 +41,67 @@ function isAdjacentSwap(a: string, b: string): boolean {
   );
 }
 
+/** Scratch marks of jaroWinkler and isScrambled (one comparison at a time: no allocation per call). */
+let marksA = new Uint8Array(64);
+let marksB = new Uint8Array(64);
+const letterCounts = new Int32Array(128);
+
+/**
+ * Jaro–Winkler similarity (0..1, 1 = equal; prefix scale 0.1 over at most 4 letters, boost above
+ * 0.7), exactly as the npm package `jaro-winkler` 0.2.8 computes it — the same steps in the same
+ * order, so the same floating-point result (compare.test.ts checks it against the package) —
+ * without its two arrays and options object per call: it runs for every pair of words of every
+ * candidate pair.
+ */
+export function jaroWinkler(s1: string, s2: string): number {
+  const n1 = s1.length;
+  const n2 = s2.length;
+  if (n1 === 0 || n2 === 0) return 0;
+  if (s1 === s2) return 1;
+  if (marksA.length < n1) marksA = new Uint8Array(n1 * 2);
+  if (marksB.length < n2) marksB = new Uint8Array(n2 * 2);
+  const ma = marksA;
+  const mb = marksB;
+  ma.fill(0, 0, n1);
+  mb.fill(0, 0, n2);
+  const range = Math.floor(Math.max(n1, n2) / 2) - 1;
+  let m = 0;
+  for (let i = 0; i < n1; i++) {
+    const low = i >= range ? i - range : 0;
+    const high = i + range <= n2 - 1 ? i + range : n2 - 1;
+    const c = s1.charCodeAt(i);
+    for (let j = low; j <= high; j++) {
+      if (mb[j] === 0 && c === s2.charCodeAt(j)) {
+        ++m;
+        ma[i] = 1;
+        mb[j] = 1;
+        break;
+      }
+    }
+  }
+  if (m === 0) return 0;
+  let k = 0;
+  let transpositions = 0;
+  for (let i = 0; i < n1; i++) {
+    if (ma[i] !== 1) continue;
+    let j = k;
+    for (; j < n2; j++) {
+      if (mb[j] === 1) {
+        k = j + 1;
+        break;
+      }
+    }
+    if (s1.charCodeAt(i) !== s2.charCodeAt(j)) ++transpositions;
+  }
+  let weight = (m / n1 + m / n2 + (m - transpositions / 2) / m) / 3;
+  if (weight > 0.7) {
+    let l = 0;
+    while (l < 4 && l < n1 && l < n2 && s1.charCodeAt(l) === s2.charCodeAt(l)) ++l;
+    weight = weight + l * 0.1 * (1 - weight);
+  }
+  return weight;
+}
+
 /**
  * Whether two words have the same letters in another order, one of them perhaps lacking one letter
  * of the other (Ehtan / Ethan, Msrio / Morris; not Msier / Morris).
@@ -50,6 +109,24 @@ function isAdjacentSwap(a: string, b: string): boolean {
 function isScrambled(a: string, b: string): boolean {
   const [short, long] = a.length <= b.length ? [a, b] : [b, a];
   if (long.length - short.length > 1) return false;
+  for (let i = 0; i < long.length; i++) if (long.charCodeAt(i) >= 128) return isScrambledAny(short, long);
+  for (let i = 0; i < short.length; i++) if (short.charCodeAt(i) >= 128) return false; // a letter long lacks
+  const counts = letterCounts;
+  for (let i = 0; i < long.length; i++) counts[long.charCodeAt(i)]!++;
+  let scrambled = true;
+  for (let i = 0; i < short.length; i++) {
+    if (counts[short.charCodeAt(i)]! === 0) {
+      scrambled = false;
+      break;
+    }
+    counts[short.charCodeAt(i)]!--;
+  }
+  for (let i = 0; i < long.length; i++) counts[long.charCodeAt(i)] = 0;
+  return scrambled;
+}
+
+/** isScrambled for words with letters beyond ASCII (by code point, in a map). */
+function isScrambledAny(short: string, long: string): boolean {
   const counts = new Map<string, number>();
   for (const ch of long) counts.set(ch, (counts.get(ch) ?? 0) + 1);
   for (const ch of short) {
@@ -114,12 +191,15 @@ interface Aligned {
   readonly usedB: boolean[];
 }
 
+/** How word i of one side compares with word j of the other. */
+type LevelOf = (i: number, j: number) => TokenLevel;
+
 /** Greedy best-first alignment of two word lists; returns the agreeing pairs and the used words. */
-function align(a: Side, b: Side): Aligned {
+function align(a: Side, b: Side, levelOf: LevelOf): Aligned {
   const cand: Array<{ i: number; j: number; level: TokenLevel; w: number }> = [];
   for (let i = 0; i < a.tokens.length; i++) {
     for (let j = 0; j < b.tokens.length; j++) {
-      const level = tokenLevel(a.tokens[i]!, b.tokens[j]!, a.codes[i]!, b.codes[j]!);
+      const level = levelOf(i, j);
       if (level !== 'conflict') cand.push({ i, j, level, w: NAME_WEIGHTS[level] });
     }
   }
@@ -136,6 +216,16 @@ function align(a: Side, b: Side): Aligned {
   return { pairs, usedA, usedB };
 }
 
+/** The levels of every word of `a` against every word of `b`, row by row. */
+function levels(a: Side, b: Side): TokenLevel[] {
+  const out: TokenLevel[] = [];
+  for (let i = 0; i < a.tokens.length; i++) {
+    for (let j = 0; j < b.tokens.length; j++)
+      out.push(tokenLevel(a.tokens[i]!, b.tokens[j]!, a.codes[i]!, b.codes[j]!));
+  }
+  return out;
+}
+
 /** The name with words i and i+1 written as one ("kate lin" → "katelin"). */
 function merged(side: Side, i: number): Side {
   const word = side.tokens[i]! + side.tokens[i + 1]!;
@@ -143,6 +233,21 @@ function merged(side: Side, i: number): Side {
     tokens: [...side.tokens.slice(0, i), word, ...side.tokens.slice(i + 2)],
     codes: [...side.codes.slice(0, i), doubleMetaphone(word), ...side.codes.slice(i + 2)],
   };
+}
+
+/**
+ * Each name's joined variants (merged(name, i) for every i), made once: an indexed record is
+ * compared with many others, and a variant's Double Metaphone codes cost more than comparing.
+ */
+const variantsOf = new WeakMap<PreparedName, readonly Side[]>();
+
+function variants(name: PreparedName): readonly Side[] {
+  let list = variantsOf.get(name);
+  if (!list) {
+    list = name.tokens.slice(1).map((_, i) => merged(name, i));
+    variantsOf.set(name, list);
+  }
+  return list;
 }
 
 const MAX_MERGE_TOKENS = 4;
@@ -191,20 +296,50 @@ function frequencyAdjustment(a: string, b: string, frequencies: NameFrequencies)
  * joined. Extra words on the longer name (a middle name) are neither for nor against.
  */
 export function compareNames(a: PreparedName, b: PreparedName, frequencies?: NameFrequencies): NameComparison {
-  let best = finish(a, a.initials, b, b.initials, align(a, b));
+  // Word against word once: a joined variant differs from its name in one word only, so only that
+  // word's row (or column) is compared again.
+  const nb = b.tokens.length;
+  const base = levels(a, b);
+  let best = finish(
+    a,
+    a.initials,
+    b,
+    b.initials,
+    align(a, b, (i, j) => base[i * nb + j]!),
+  );
   const perfect = best.conflicts === 0 && best.pairs.every((p) => p.level === 'exact');
   if (!perfect) {
     // A joined variant counts only when its agreeing words weigh more: joining must not merely
     // hide a disagreeing word by lowering the number of positions.
-    const tryVariant = (sa: Side, sb: Side) => {
-      const result = finish(sa, a.initials, sb, b.initials, align(sa, sb));
+    const tryVariant = (sa: Side, sb: Side, levelOf: LevelOf) => {
+      const result = finish(sa, a.initials, sb, b.initials, align(sa, sb, levelOf));
       if (result.agreeing > best.agreeing) best = result;
     };
     if (a.tokens.length >= 2 && a.tokens.length <= MAX_MERGE_TOKENS) {
-      for (let i = 0; i + 1 < a.tokens.length; i++) tryVariant(merged(a, i), b);
+      variants(a).forEach((sa, at) => {
+        const word = sa.tokens[at]!;
+        const codes = sa.codes[at]!;
+        tryVariant(sa, b, (i, j) =>
+          i < at
+            ? base[i * nb + j]!
+            : i === at
+              ? tokenLevel(word, b.tokens[j]!, codes, b.codes[j]!)
+              : base[(i + 1) * nb + j]!,
+        );
+      });
     }
     if (b.tokens.length >= 2 && b.tokens.length <= MAX_MERGE_TOKENS) {
-      for (let j = 0; j + 1 < b.tokens.length; j++) tryVariant(a, merged(b, j));
+      variants(b).forEach((sb, at) => {
+        const word = sb.tokens[at]!;
+        const codes = sb.codes[at]!;
+        tryVariant(a, sb, (i, j) =>
+          j < at
+            ? base[i * nb + j]!
+            : j === at
+              ? tokenLevel(a.tokens[i]!, word, a.codes[i]!, codes)
+              : base[i * nb + j + 1]!,
+        );
+      });
     }
   }
   let weight = best.conflicts * NAME_WEIGHTS.conflict;

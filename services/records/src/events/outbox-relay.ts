@@ -1,4 +1,4 @@
-import { type Bus, type Logger, publishEvent } from '@nrad/service-kit';
+import { type Bus, type Logger, publishEventJson } from '@nrad/service-kit';
 import type { Types } from 'mongoose';
 import type { ImportEvent, ImportEventsDoc, ImportEventsRepository } from '../data/import-events.ts';
 import type { OutboxEntry, RecordRepository } from '../data/records.ts';
@@ -262,7 +262,7 @@ export class OutboxRelay {
   /** Publishes one event (its id is the Nats-Msg-Id); false when NATS did not take it. */
   private async publish(entry: OutboxEntry): Promise<boolean> {
     try {
-      await publishEvent(this.options.bus.js, entry.subject, entry.id, JSON.parse(entry.payload));
+      await publishEventJson(this.options.bus.js, entry.subject, entry.id, entry.payload);
       return true;
     } catch (err) {
       if (!this.failing) this.options.logger.warn({ err, eventId: entry.id }, 'event not published yet; will retry');

@@ -1,0 +1,60 @@
+/// <reference path="../types/jaro-winkler.d.ts" />
+import packageJaroWinkler from 'jaro-winkler';
+import { describe, expect, it } from 'vitest';
+import { jaroWinkler } from './compare.ts';
+
+/** A deterministic generator (mulberry32), so a failure names pairs that stay the same. */
+function random(seed: number): () => number {
+  let a = seed;
+  return () => {
+    a = (a + 0x6d2b79f5) | 0;
+    let t = Math.imul(a ^ (a >>> 15), 1 | a);
+    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+describe('jaroWinkler', () => {
+  it('gives exactly what the npm package jaro-winkler gives, bit for bit', () => {
+    const next = random(17);
+    // Small alphabets make matches, transpositions and shared prefixes common; lengths reach the
+    // scratch arrays' growth (over 64) and the empty string.
+    const alphabets = ['ab', 'abcde', 'aeiourstn', 'abcdefghijklmnopqrstuvwxyz', 'aéöç漢字'];
+    const word = (alphabet: string, max: number) => {
+      const n = Math.floor(next() * (max + 1));
+      let s = '';
+      for (let i = 0; i < n; i++) s += alphabet[Math.floor(next() * alphabet.length)];
+      return s;
+    };
+    const differences: string[] = [];
+    for (let i = 0; i < 100_000; i++) {
+      const alphabet = alphabets[i % alphabets.length]!;
+      const max = i % 50 === 0 ? 150 : 12;
+      const a = word(alphabet, max);
+      // Half the pairs are a word and a slip of it (one letter changed, dropped or swapped).
+      let b = word(alphabet, max);
+      if (i % 2 === 0 && a.length > 1) {
+        const at = Math.floor(next() * (a.length - 1));
+        const slips = [
+          a.slice(0, at) + a[at + 1] + a[at] + a.slice(at + 2),
+          a.slice(0, at) + a.slice(at + 1),
+          a.slice(0, at) + alphabet[0] + a.slice(at + 1),
+        ];
+        b = slips[i % 3]!;
+      }
+      const ours = jaroWinkler(a, b);
+      const theirs = packageJaroWinkler(a, b);
+      if (!Object.is(ours, theirs)) differences.push(`${a} / ${b}: ${ours} ≠ ${theirs}`);
+    }
+    expect(differences.slice(0, 10)).toEqual([]);
+  });
+
+  it('scores the textbook pairs', () => {
+    expect(jaroWinkler('MARTHA', 'MARHTA')).toBeCloseTo(0.9611, 4);
+    expect(jaroWinkler('DWAYNE', 'DUANE')).toBeCloseTo(0.84, 4);
+    expect(jaroWinkler('DIXON', 'DICKSONX')).toBeCloseTo(0.8133, 4);
+    expect(jaroWinkler('', 'A')).toBe(0);
+    expect(jaroWinkler('SAME', 'SAME')).toBe(1);
+    expect(jaroWinkler('ABC', 'XYZ')).toBe(0);
+  });
+});
