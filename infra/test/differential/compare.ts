@@ -119,6 +119,9 @@ export class Differences {
 
 const COLLECTIONS = ['clean', 'mixed'] as const;
 
+/** The collection of `inserts`: a unique index and an array field (elements rows) of its own. */
+const INSERTED = 'inserted';
+
 /** The indexes the services create (FerretDB's SQLite backend builds them; our build reads them). */
 async function createIndexes(db: mongo.Db): Promise<void> {
   for (const name of COLLECTIONS) {
@@ -131,6 +134,8 @@ async function createIndexes(db: mongo.Db): Promise<void> {
     await c.createIndex({ amount: 1 });
     await c.createIndex({ crimeType: 1 });
   }
+  await db.collection(INSERTED).createIndex({ serial: 1 }, { unique: true });
+  await db.collection(INSERTED).createIndex({ tokens: 1 });
 }
 
 /** Projections: fields kept, fields left out, _id left out; some touch the filter's fields. */
@@ -292,9 +297,60 @@ export function writes(rng: Rng, collection: string, filter: Filter, i: number):
   ];
 }
 
+/** What an insert answered, its partial failure included: counts and each refused item's index and code. */
+async function insertOutcome(run: () => Promise<unknown>): Promise<unknown> {
+  try {
+    return await run();
+  } catch (err) {
+    if (!(err instanceof mongo.MongoBulkWriteError) && !(err instanceof mongo.MongoServerError)) throw err;
+    const bulk = err instanceof mongo.MongoBulkWriteError ? err : undefined;
+    const writeErrors = bulk ? [bulk.writeErrors].flat() : [];
+    return {
+      refused: err.code,
+      insertedCount: bulk?.insertedCount,
+      writeErrors: writeErrors.map((w) => ({ index: w.index, code: w.code })),
+    };
+  }
+}
+
+/**
+ * Inserts of round `round` that succeed, and that fail midway on a duplicate `_id` or a duplicate
+ * key of a unique index, ordered and not, one statement's worth and more: the same answers and
+ * (in the dumps) the same documents kept. Each document has an array with a repeated value.
+ */
+export function inserts(round: number): Operation[] {
+  const doc = (k: number, serial = round * 10_000 + k) => ({
+    _id: new mongo.ObjectId((round * 100_000 + k).toString(16).padStart(24, 'f')),
+    serial,
+    tokens: ['a', `t${k % 7}`, 'a'],
+    createdAt: new Date(Date.UTC(2024, 0, 1) + k * 60_000),
+  });
+  const c = (db: mongo.Db) => db.collection(INSERTED);
+  const op = (what: string, run: (db: mongo.Db) => Promise<unknown>): Operation => ({
+    what: `${INSERTED} round ${round}: ${what}`,
+    run: (db) => insertOutcome(() => run(db)),
+  });
+  const many = Array.from({ length: 1100 }, (_, k) => doc(100 + k));
+  return [
+    op('three new documents', (db) => c(db).insertMany([doc(0), doc(1), doc(2)])),
+    op('ordered, a duplicate _id second', (db) => c(db).insertMany([doc(3), doc(0), doc(4)])),
+    op('unordered, a duplicate unique key second', (db) =>
+      c(db).insertMany([doc(5), { ...doc(6), serial: round * 10_000 + 1 }, doc(7)], { ordered: false }),
+    ),
+    op('one duplicate _id', (db) => c(db).insertOne(doc(1))),
+    op('1,100 new documents (two statements)', (db) => c(db).insertMany(many)),
+    op('ordered, 1,100 with a duplicate at 1,050', (db) =>
+      c(db).insertMany([...Array.from({ length: 1050 }, (_, k) => doc(2000 + k)), doc(100), doc(3500)]),
+    ),
+  ];
+}
+
 /** The whole contents of each collection, in natural order. */
 export function dumps(): Operation[] {
-  return COLLECTIONS.map((c) => ({ what: `dump ${c}`, run: (db: mongo.Db) => db.collection(c).find({}).toArray() }));
+  return [...COLLECTIONS, INSERTED].map((c) => ({
+    what: `dump ${c}`,
+    run: (db: mongo.Db) => db.collection(c).find({}).toArray(),
+  }));
 }
 
 export interface Comparison {
@@ -379,7 +435,10 @@ export async function compareReads(cmp: Comparison, a: Server, b: Server, n: num
   }
 }
 
-/** Runs writes through `n` generated filters on both servers, then compares the collections. */
+/** Rounds of `inserts` run so far (each round's documents are new). */
+let insertRound = 1;
+
+/** Runs writes through `n` generated filters and `inserts` on both servers, then compares the collections. */
 export async function compareWrites(cmp: Comparison, n: number): Promise<void> {
   for (const collection of COLLECTIONS) {
     const sample = await cmp.patched.db().collection(collection).find({}).toArray();
@@ -389,6 +448,7 @@ export async function compareWrites(cmp: Comparison, n: number): Promise<void> {
         await cmp.differences.compare(cmp.patched, cmp.upstream, op);
     }
   }
+  for (const op of inserts(insertRound++)) await cmp.differences.compare(cmp.patched, cmp.upstream, op);
   for (const op of dumps()) await cmp.differences.compare(cmp.patched, cmp.upstream, op);
 }
 

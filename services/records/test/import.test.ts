@@ -93,6 +93,34 @@ describe('internal import (the ingest worker creates a batch upload’s rows thr
     await importAs(ingest, { owner: { ...bps, kind: 'anonymous' }, items }, 400);
   });
 
+  it('keeps an import outbox document whole: deflated binary, and the JSON text an earlier version stored', async () => {
+    const { imports, subjectPrefix } = h.built.deps;
+    const events = [recordBody(), recordBody({ additionalInfo: 'quotes " and \\ and ünïcödé' })].map((body) => {
+      const doc = newRecordDoc(RecordInputSchema.parse(body), { organization: 'BPS', createdById: bps.userId });
+      return { recordId: doc._id, entry: outboxEntry(subjectPrefix, 'created', bps, presentRecord(doc)) };
+    });
+    const written: ImportEventsDoc = {
+      _id: new Types.ObjectId('000000000000000000000001'),
+      events,
+      createdAt: new Date(1),
+    };
+    await imports.add(written);
+    const raw = h.built.deps.records.model.db.collection('import_events');
+    const stored = await raw.findOne({ _id: written._id });
+    expect(stored?.events?._bsontype).toBe('Binary');
+    // An earlier version's document: the events as JSON text.
+    const earlier = { _id: new Types.ObjectId('000000000000000000000002'), createdAt: new Date(2) };
+    await raw.insertOne({
+      ...earlier,
+      events: JSON.stringify(events.map((e) => ({ recordId: e.recordId.toHexString(), entry: e.entry }))),
+    });
+    const [first, second] = await imports.oldest(2);
+    expect(first).toEqual(written);
+    expect(second).toEqual({ ...earlier, events });
+    await imports.remove(written._id);
+    await imports.remove(earlier._id);
+  });
+
   it('publishes what an import left in its outbox (a crash before relaying): events of records that exist, once all exist or the request is old', async () => {
     const { records, imports, subjectPrefix } = h.built.deps;
     const docOf = () =>
