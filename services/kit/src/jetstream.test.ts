@@ -1,7 +1,16 @@
 import { testNamespace, waitUntil } from '@nrad/infra/harness';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { type Bus, connectBus, ensureStream, PoisonMessageError, publishEvent, startConsumer } from './jetstream.ts';
+import {
+  type Bus,
+  connectBus,
+  EventPublisher,
+  ensureStream,
+  PoisonMessageError,
+  PublishError,
+  publishEvent,
+  startConsumer,
+} from './jetstream.ts';
 import { createLogger } from './logger.ts';
 
 const t = testNamespace();
@@ -37,11 +46,40 @@ describe('JetStream helpers (against the real nats-server)', () => {
   it('ensureStream is idempotent and publishEvent deduplicates by event id', async () => {
     const s = await freshStream('DEDUPE');
     await ensureStream(bus.jsm, { name: s.name, subjects: [t.subject('dedupe.>')] });
-    const first = await publishEvent(bus.js, s.subject('created'), 'evt-1', { id: 'evt-1', n: 1 });
-    const again = await publishEvent(bus.js, s.subject('created'), 'evt-1', { id: 'evt-1', n: 1 });
+    const first = await publishEvent(bus, s.subject('created'), 'evt-1', { id: 'evt-1', n: 1 });
+    const again = await publishEvent(bus, s.subject('created'), 'evt-1', { id: 'evt-1', n: 1 });
     expect(first.duplicate).toBe(false);
     expect(again.duplicate).toBe(true);
     expect((await bus.jsm.streams.info(s.name)).state.messages).toBe(1);
+  });
+
+  it('publishEvent resolves each of many publishes in flight with its own acknowledgement', async () => {
+    const s = await freshStream('MANY');
+    const acks = await Promise.all(
+      Array.from({ length: 500 }, (_, n) => publishEvent(bus, s.subject('x'), `m${n}`, { id: `m${n}`, n })),
+    );
+    expect(new Set(acks.map((a) => a.seq)).size).toBe(500);
+    expect(acks.every((a) => a.stream === s.name && a.duplicate === false)).toBe(true);
+    // Stored in the order published, each with its own id.
+    const last = await bus.jsm.streams.getMessage(s.name, { seq: acks[499]!.seq });
+    expect(last?.header.get('Nats-Msg-Id')).toBe('m499');
+    expect(last?.json()).toEqual({ id: 'm499', n: 499 });
+    expect(bus.publisher.inFlight).toBe(0);
+  });
+
+  it('publishEvent fails plainly when no stream takes the subject, or no acknowledgement comes in time', async () => {
+    await expect(publishEvent(bus, t.subject('nostream.x'), 'n1', { id: 'n1', n: 1 })).rejects.toThrow(
+      new PublishError('publish refused: no stream takes the subject'),
+    );
+    // A subscriber that is not a stream answers nothing: the publish times out.
+    const silent = bus.nc.subscribe(t.subject('silent.x'));
+    const quick = new EventPublisher(bus.nc, 300);
+    await expect(quick.publish(t.subject('silent.x'), 's1', '{}')).rejects.toThrow(
+      new PublishError('no acknowledgement within 300 ms'),
+    );
+    expect(quick.inFlight).toBe(0);
+    quick.close();
+    silent.unsubscribe();
   });
 
   it('acks after success, redelivers after a failure, terminates poison', async () => {
@@ -64,11 +102,11 @@ describe('JetStream helpers (against the real nats-server)', () => {
         handled.push(e.n);
       },
     });
-    await publishEvent(bus.js, s.subject('a'), 'e1', { id: 'e1', n: 1 });
-    await publishEvent(bus.js, s.subject('a'), 'e2', { id: 'e2', n: 2 });
-    await publishEvent(bus.js, s.subject('a'), 'e3', { id: 'e3', n: 3 });
-    await publishEvent(bus.js, s.subject('a'), 'e4', { not: 'an event' });
-    await publishEvent(bus.js, s.subject('a'), 'e5', { id: 'e5', n: 5 });
+    await publishEvent(bus, s.subject('a'), 'e1', { id: 'e1', n: 1 });
+    await publishEvent(bus, s.subject('a'), 'e2', { id: 'e2', n: 2 });
+    await publishEvent(bus, s.subject('a'), 'e3', { id: 'e3', n: 3 });
+    await publishEvent(bus, s.subject('a'), 'e4', { not: 'an event' });
+    await publishEvent(bus, s.subject('a'), 'e5', { id: 'e5', n: 5 });
     await waitUntil('all good events handled', async () => handled.length === 3, 10_000);
     expect(handled.sort()).toEqual([1, 2, 5]);
     expect(failuresLeft).toBe(0);
@@ -104,11 +142,11 @@ describe('JetStream helpers (against the real nats-server)', () => {
       },
     };
     const first = await startConsumer(options);
-    await publishEvent(bus.js, s.subject('x'), 'r1', { id: 'r1', n: 1 });
+    await publishEvent(bus, s.subject('x'), 'r1', { id: 'r1', n: 1 });
     await waitUntil('first event', async () => seen.length === 1, 10_000);
     await first.stop();
-    await publishEvent(bus.js, s.subject('x'), 'r2', { id: 'r2', n: 2 });
-    await publishEvent(bus.js, s.subject('x'), 'r3', { id: 'r3', n: 3 });
+    await publishEvent(bus, s.subject('x'), 'r2', { id: 'r2', n: 2 });
+    await publishEvent(bus, s.subject('x'), 'r3', { id: 'r3', n: 3 });
     const second = await startConsumer(options);
     await waitUntil('events published while stopped', async () => seen.length === 3, 10_000);
     await second.stop();
@@ -118,8 +156,8 @@ describe('JetStream helpers (against the real nats-server)', () => {
   it('handleBatch takes the messages at hand in stream order, and one by one when a run fails', async () => {
     const s = await freshStream('BATCH');
     // Published before the consumer starts: they are at hand together.
-    for (let n = 1; n <= 25; n++) await publishEvent(bus.js, s.subject('b'), `b${n}`, { id: `b${n}`, n });
-    await publishEvent(bus.js, s.subject('b'), 'bad', { not: 'an event' });
+    for (let n = 1; n <= 25; n++) await publishEvent(bus, s.subject('b'), `b${n}`, { id: `b${n}`, n });
+    await publishEvent(bus, s.subject('b'), 'bad', { not: 'an event' });
     const runs: number[][] = [];
     const single: number[] = [];
     let failOnce = true;

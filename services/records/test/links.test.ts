@@ -41,7 +41,7 @@ function linkOf(
 /** Publishes `links.created` for the link (msg id: the link id unless given); resolves its stream sequence. */
 async function publishLink(h: RecordsHarness, link: Link, msgId = link.id) {
   const event: LinkEvent = { id: link.id, type: 'created', time: new Date().toISOString(), actor: null, link };
-  return publishEvent(h.bus.js, linkSubject(h.linksSubjectPrefix), msgId, event);
+  return publishEvent(h.bus, linkSubject(h.linksSubjectPrefix), msgId, event);
 }
 
 /** Waits until the records consumer has settled every message up to `seq` (acked or terminated). */
@@ -256,9 +256,9 @@ describe('the Linked flag from links.created', () => {
     const b = await create(h, 'CUS');
     const subject = linkSubject(h.linksSubjectPrefix);
     await h.bus.js.publish(subject, 'this is not JSON', { msgID: 'garbage-1' });
-    await publishEvent(h.bus.js, subject, 'garbage-2', { id: 'x', type: 'created' });
+    await publishEvent(h.bus, subject, 'garbage-2', { id: 'x', type: 'created' });
     const bad = { ...linkOf(a, b), sourceRecordId: 'not-an-object-id' };
-    await publishEvent(h.bus.js, subject, 'garbage-3', {
+    await publishEvent(h.bus, subject, 'garbage-3', {
       id: bad.id,
       type: 'created',
       time: bad.createdAt,

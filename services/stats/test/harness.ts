@@ -133,7 +133,7 @@ export async function startStats(): Promise<StatsHarness> {
   h.restore = async (user, record) =>
     changed(await (await h.as(user)).post(`/api/records/${record.id}/restore`).expect(200));
   h.publish = async (event, msgId = new Types.ObjectId().toHexString()) => {
-    await publishEvent(bus.js, recordSubject(event.type, config.RECORDS_SUBJECT_PREFIX), msgId, event);
+    await publishEvent(bus, recordSubject(event.type, config.RECORDS_SUBJECT_PREFIX), msgId, event);
   };
   const get = async (user: UserIdentity, path: string) => (await (await h.as(user)).get(path).expect(200)).body;
   h.stats = async (user) => DashboardStatsSchema.parse(await get(user, '/api/stats'));

@@ -66,7 +66,7 @@ export class LinkRelay {
       if (next.done || this.stopped) return;
       const item = next.value;
       try {
-        await publishEventJson(bus.js, item.subject, item.id, item.event);
+        await publishEventJson(bus, item.subject, item.id, item.event);
         await store.markPublished(new Types.ObjectId(item.id));
         this.pending.delete(item.id);
       } catch (err) {

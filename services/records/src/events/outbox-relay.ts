@@ -262,7 +262,7 @@ export class OutboxRelay {
   /** Publishes one event (its id is the Nats-Msg-Id); false when NATS did not take it. */
   private async publish(entry: OutboxEntry): Promise<boolean> {
     try {
-      await publishEventJson(this.options.bus.js, entry.subject, entry.id, entry.payload);
+      await publishEventJson(this.options.bus, entry.subject, entry.id, entry.payload);
       return true;
     } catch (err) {
       if (!this.failing) this.options.logger.warn({ err, eventId: entry.id }, 'event not published yet; will retry');
