@@ -63,7 +63,7 @@ export const BatchUploadAcceptedSchema = z.object({ jobId: z.string() });
 export type BatchUploadAccepted = z.infer<typeof BatchUploadAcceptedSchema>;
 
 /** Rows the records service imports per request at most. */
-export const RECORD_IMPORT_MAX_ITEMS = 1000;
+export const RECORD_IMPORT_MAX_ITEMS = 4000;
 
 /**
  * `POST /internal/records/import` (records service; service identity, never routed by the

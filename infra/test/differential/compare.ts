@@ -330,7 +330,7 @@ export function inserts(round: number): Operation[] {
     what: `${INSERTED} round ${round}: ${what}`,
     run: (db) => insertOutcome(() => run(db)),
   });
-  const many = Array.from({ length: 1100 }, (_, k) => doc(100 + k));
+  const many = Array.from({ length: 4400 }, (_, k) => doc(100 + k));
   return [
     op('three new documents', (db) => c(db).insertMany([doc(0), doc(1), doc(2)])),
     op('ordered, a duplicate _id second', (db) => c(db).insertMany([doc(3), doc(0), doc(4)])),
@@ -338,9 +338,9 @@ export function inserts(round: number): Operation[] {
       c(db).insertMany([doc(5), { ...doc(6), serial: round * 10_000 + 1 }, doc(7)], { ordered: false }),
     ),
     op('one duplicate _id', (db) => c(db).insertOne(doc(1))),
-    op('1,100 new documents (two statements)', (db) => c(db).insertMany(many)),
-    op('ordered, 1,100 with a duplicate at 1,050', (db) =>
-      c(db).insertMany([...Array.from({ length: 1050 }, (_, k) => doc(2000 + k)), doc(100), doc(3500)]),
+    op('4,400 new documents (two statements)', (db) => c(db).insertMany(many)),
+    op('ordered, 4,100 with a duplicate at 4,050', (db) =>
+      c(db).insertMany([...Array.from({ length: 4050 }, (_, k) => doc(5000 + k)), doc(100), doc(9500)]),
     ),
   ];
 }

@@ -31,8 +31,11 @@ export const IngestConfigSchema = z.object({
   INGEST_WAIT_SECONDS: env.seconds(60),
   /** Jobs one worker runs at once. */
   INGEST_CONCURRENCY: count(1),
-  /** Rows sent to the records service per import request (at most 1000). */
-  INGEST_BATCH_ROWS: z.coerce.number().int().min(1).max(1000).default(1000),
+  /**
+   * Rows sent to the records service per import request (at most RECORD_IMPORT_MAX_ITEMS, 4000): the
+   * store commits each request's records together, and fewer commits write fewer pages (ADR 0002).
+   */
+  INGEST_BATCH_ROWS: z.coerce.number().int().min(1).max(4000).default(4000),
   /**
    * Import requests a job keeps in flight: while the store writes one batch, the records service
    * checks the next (at most 4).
