@@ -5,7 +5,7 @@ import request from 'supertest';
 import { describe, expect, it } from 'vitest';
 import type { ImportEventsDoc } from '../src/data/import-events.ts';
 import { newRecordDoc, presentRecord } from '../src/data/records.ts';
-import { importedRecordId } from '../src/use-cases/import.ts';
+import { importedRecordId, legacyImportedRecordId } from '../src/use-cases/import.ts';
 import { outboxEntry } from '../src/use-cases/records.ts';
 import { readStream, recordBody, SECRET, startRecords, userOf } from './harness.ts';
 
@@ -64,6 +64,36 @@ describe('internal import (the ingest worker creates a batch upload’s rows thr
     // Each created record's records.created event goes out through the outbox.
     const events = await h.settledEvents();
     expect(events.filter((e) => e.type === 'created' && e.record.id === id)).toHaveLength(1);
+  });
+
+  it('names an upload’s records in the order of their rows, and finds a row a job created under its legacy id', async () => {
+    const hex = (key: string) => importedRecordId(key).toHexString();
+    const rows = [2, 3, 10, 255, 256, 65_536, 100_001, 0xffffff].map((row) => hex(`up-a:${row}`));
+    expect([...rows].sort()).toEqual(rows);
+    expect(new Set(rows).size).toBe(rows.length);
+    expect(rows.every((id) => id.slice(0, 18) === rows[0]?.slice(0, 18))).toBe(true);
+    expect(hex('up-b:2').slice(0, 18)).not.toBe(rows[0]?.slice(0, 18));
+    // Keys not of the form `<upload>:<row>` keep the hash of the whole key.
+    for (const key of ['no-row', 'up-a:02', 'up-a:16777216', 'up-a:-1', ':5', 'up-a:1e3']) {
+      expect(hex(key)).toBe(legacyImportedRecordId(key).toHexString());
+    }
+
+    // A job begun before ids followed the rows created row 2 under the legacy id, then resumed.
+    const upload = `u-legacy-${Date.now()}`;
+    const body = recordBody();
+    const { records } = h.built.deps;
+    const legacyId = legacyImportedRecordId(`${upload}:2`);
+    const doc = newRecordDoc(
+      RecordInputSchema.parse(body),
+      { organization: 'BPS', createdById: bps.userId },
+      new Date(),
+      legacyId,
+    );
+    expect(await records.insertMany([doc])).toEqual([]);
+    const res = await importAs(ingest, { owner: bps, items: [{ key: `${upload}:2`, body }] }, 200);
+    expect(outcomesOf(res)).toEqual([[`${upload}:2`, 'existed', []]]);
+    expect(res.body.results[0].id).toBe(legacyId.toHexString());
+    expect(await records.existingIds([importedRecordId(`${upload}:2`)])).toEqual([]);
   });
 
   it('checks source and country against the option lists', async () => {

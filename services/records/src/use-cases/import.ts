@@ -14,11 +14,36 @@ import { newRecordDoc, presentRecord, type RecordDoc } from '../data/records.ts'
 import { checkOptionsIn, type OptionLists, optionLists, outboxEntry, type RecordDeps } from './records.ts';
 
 /**
- * The id of the record an import key creates: the first 12 bytes of its SHA-256. The same key
- * always names the same record, so a retried or replayed import finds it instead of creating a
- * second one (the `_id` index decides, atomically on every store).
+ * The id of the record an import key creates. The same key always names the same record, so a
+ * retried or replayed import finds it instead of creating a second one (the `_id` index decides,
+ * atomically on every store).
+ *
+ * A key of the ingest worker's form `<upload>:<row>` (row below 2^24) gives 9 bytes of the upload
+ * part's SHA-256 followed by the row number: an upload's records have ids in the order of their
+ * rows, so each `_id`-ordered index of every store that keeps them (the records, the linking and
+ * stats copies) takes a batch's entries side by side on a few pages, where ids scattered over the
+ * whole index made every entry write a page of its own (bench:ingest 100,000 rows: 64-68 → 56 s,
+ * the store's CPU 50-56 → 43 CPU-s). Ids of two uploads meet only if 72 bits of their hashes do.
+ * Any other key gives 12 bytes of its SHA-256, as every key did before (`legacyImportedRecordId`).
  */
 export function importedRecordId(key: string): Types.ObjectId {
+  const at = key.lastIndexOf(':');
+  const digits = key.slice(at + 1);
+  const row = Number(digits);
+  if (at > 0 && /^(0|[1-9]\d{0,7})$/.test(digits) && row < 0x1000000) {
+    const id = Buffer.alloc(12);
+    createHash('sha256')
+      .update(`nrad-import-rows:${key.slice(0, at)}`)
+      .digest()
+      .copy(id, 0, 0, 9);
+    id.writeUIntBE(row, 9, 3);
+    return new Types.ObjectId(id);
+  }
+  return legacyImportedRecordId(key);
+}
+
+/** The id every import key named before ids followed an upload's rows (a job begun then may resume now). */
+export function legacyImportedRecordId(key: string): Types.ObjectId {
   return new Types.ObjectId(createHash('sha256').update(`nrad-import:${key}`).digest().subarray(0, 12));
 }
 
@@ -73,12 +98,28 @@ export async function importRecords(
   );
   // Incident numbers other records hold (or an earlier item of this request).
   const taken = new Set(await deps.records.takenIncidentKeys(candidates.map((c) => c.doc.incidentKey)));
+  // A row of a job begun before ids followed the rows, resumed since, was created under its key's
+  // legacy id: its number is taken, by that record. Looked up only for rows whose number is taken.
+  const legacy = new Map<number, string>();
+  const legacyIds = candidates
+    .filter((c) => !existing.has(c.doc._id.toHexString()) && taken.has(c.doc.incidentKey))
+    .map((c) => {
+      const id = legacyImportedRecordId((items[c.at] as RecordImportRequest['items'][number]).key);
+      legacy.set(c.at, id.toHexString());
+      return id;
+    });
+  const legacyExisting = new Set(
+    legacyIds.length ? (await deps.records.existingIds(legacyIds)).map((id) => id.toHexString()) : [],
+  );
   const fresh: Array<{ at: number; doc: RecordDoc }> = [];
   for (const c of candidates) {
     const outcome = outcomes[c.at] as RecordImportOutcome;
     const id = c.doc._id.toHexString();
+    const legacyId = legacy.get(c.at);
     if (existing.has(id)) {
       Object.assign(outcome, { outcome: 'existed', id });
+    } else if (legacyId !== undefined && legacyExisting.has(legacyId)) {
+      Object.assign(outcome, { outcome: 'existed', id: legacyId });
     } else if (taken.has(c.doc.incidentKey)) {
       Object.assign(outcome, TAKEN);
     } else {
