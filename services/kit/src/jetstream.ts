@@ -77,7 +77,7 @@ export class EventPublisher {
     });
   }
 
-  /** Publishes in flight (for tests and shutdown). */
+  /** Publishes waiting for their acknowledgement. */
   get inFlight(): number {
     return this.waiting.size;
   }

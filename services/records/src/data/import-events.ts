@@ -18,7 +18,7 @@ export interface ImportEventsDoc {
 /**
  * As stored: the events as one JSON text, deflated, in a binary field — one value for the store
  * to write and read back, where hundreds of nested documents would each be converted on every
- * insert, read and delete. Deflated (level 1, about a seventh of the text for records' events)
+ * insert, read and delete. Deflated (level 1: 4,000 records' events, 4.76 MB of text, take 0.52 MB)
  * because the store writes every byte to its log and reads the whole document back to delete it;
  * binary because a string of JSON would be escaped and unescaped on each of those trips.
  * Documents an earlier version stored hold the text as a string, and are read as such.
