@@ -51,7 +51,15 @@ async function outcome(run: () => Promise<unknown>): Promise<Outcome> {
     const e = err as { code?: number; codeName?: string; errmsg?: string; message?: string };
     // Internal errors name source lines, which the patch moves: compare the rest.
     const message = (e.errmsg ?? e.message ?? String(err)).replace(/\.go:\d+ /g, '.go ');
-    return { error: `${e.code ?? ''} ${e.codeName ?? ''} ${message}` };
+    // A write that failed partly: how much went in, and which items were refused with what.
+    const partly =
+      err instanceof mongo.MongoBulkWriteError
+        ? ` inserted ${err.insertedCount}, refused ${[err.writeErrors]
+            .flat()
+            .map((w) => `${w.index}:${w.code}`)
+            .join(',')}`
+        : '';
+    return { error: `${e.code ?? ''} ${e.codeName ?? ''} ${message}${partly}` };
   }
 }
 
@@ -297,22 +305,6 @@ export function writes(rng: Rng, collection: string, filter: Filter, i: number):
   ];
 }
 
-/** What an insert answered, its partial failure included: counts and each refused item's index and code. */
-async function insertOutcome(run: () => Promise<unknown>): Promise<unknown> {
-  try {
-    return await run();
-  } catch (err) {
-    if (!(err instanceof mongo.MongoBulkWriteError) && !(err instanceof mongo.MongoServerError)) throw err;
-    const bulk = err instanceof mongo.MongoBulkWriteError ? err : undefined;
-    const writeErrors = bulk ? [bulk.writeErrors].flat() : [];
-    return {
-      refused: err.code,
-      insertedCount: bulk?.insertedCount,
-      writeErrors: writeErrors.map((w) => ({ index: w.index, code: w.code })),
-    };
-  }
-}
-
 /**
  * Inserts of round `round` that succeed, and that fail midway on a duplicate `_id` or a duplicate
  * key of a unique index, ordered and not, one statement's worth and more: the same answers and
@@ -328,7 +320,7 @@ export function inserts(round: number): Operation[] {
   const c = (db: mongo.Db) => db.collection(INSERTED);
   const op = (what: string, run: (db: mongo.Db) => Promise<unknown>): Operation => ({
     what: `${INSERTED} round ${round}: ${what}`,
-    run: (db) => insertOutcome(() => run(db)),
+    run,
   });
   const many = Array.from({ length: 4400 }, (_, k) => doc(100 + k));
   return [

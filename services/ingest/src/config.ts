@@ -1,3 +1,4 @@
+import { RECORD_IMPORT_MAX_ITEMS } from '@nrad/contracts';
 import { baseServiceEnv, env, loadConfig } from '@nrad/service-kit';
 import { z } from 'zod';
 
@@ -32,10 +33,11 @@ export const IngestConfigSchema = z.object({
   /** Jobs one worker runs at once. */
   INGEST_CONCURRENCY: count(1),
   /**
-   * Rows sent to the records service per import request (at most RECORD_IMPORT_MAX_ITEMS, 4000): the
-   * store commits each request's records together, and fewer commits write fewer pages (ADR 0002).
+   * Rows sent to the records service per import request (at most, and by default, what its import
+   * path takes: RECORD_IMPORT_MAX_ITEMS): the store commits each request's records together, and
+   * fewer commits write fewer pages (ADR 0002).
    */
-  INGEST_BATCH_ROWS: z.coerce.number().int().min(1).max(4000).default(4000),
+  INGEST_BATCH_ROWS: z.coerce.number().int().min(1).max(RECORD_IMPORT_MAX_ITEMS).default(RECORD_IMPORT_MAX_ITEMS),
   /**
    * Import requests a job keeps in flight: while the store writes one batch, the records service
    * checks the next (at most 4).

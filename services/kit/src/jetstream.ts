@@ -23,9 +23,6 @@ export interface Bus {
   publisher: EventPublisher;
 }
 
-/** What the stream answers a publish: where it stored the message, or that it had it already. */
-export type { PubAck };
-
 /** A publish the stream did not acknowledge: it refused it, no stream took the subject, or no answer came in time. */
 export class PublishError extends Error {
   override name = 'PublishError';

@@ -95,9 +95,8 @@ const holdersSize = (h: Holders) => (typeof h === 'number' ? 1 : h.length);
 export class MatchIndex {
   private readonly slotOf = new Map<string, number>();
   private readonly slots: IndexEntry[] = [];
-  /** Organization → its number, the place of its blocks in `blocksOf`. */
-  private readonly organizations = new Map<string, number>();
-  private readonly blocksOf: Array<Map<string, Holders>> = [];
+  /** Organization → its blocks: blocking key → the slots of its active records holding it. */
+  private readonly blocksOf = new Map<string, Map<string, Holders>>();
   private readonly wordCounts = new Map<string, number>();
   private readonly activeByOrganization = new Map<string, number>();
   private named = 0;
@@ -181,14 +180,15 @@ export class MatchIndex {
       ? this.activeCount(options.organization)
       : this.activeCount() - (options.excludeOrganization ? this.activeCount(options.excludeOrganization) : 0);
     const scoreOptions = { frequencies: this.frequencies(), priorBits: priorBitsFor(searched) };
-    // Only the organizations searched: an agency's own records in a block are never walked
+    // Every organization's blocks count towards a block's size; only the searched ones are walked
     // (an upload of one agency's records otherwise walked ever larger blocks of its own).
-    const walked: Array<Map<string, Holders>> = [];
-    for (const [organization, n] of this.organizations) {
-      if (options.organization && organization !== options.organization) continue;
-      if (organization === options.excludeOrganization) continue;
-      walked.push(this.blocksOf[n] as Map<string, Holders>);
-    }
+    const organizations = [...this.blocksOf].map(([organization, blocks]) => ({
+      blocks,
+      walked:
+        (!options.organization || organization === options.organization) &&
+        organization !== options.excludeOrganization,
+    }));
+    const found: Holders[] = [];
     const excluded = options.excludeId === undefined ? undefined : this.slotOf.get(options.excludeId);
     const visit = this.nextVisit();
     const seenAt = this.seenAt;
@@ -203,14 +203,15 @@ export class MatchIndex {
     };
     for (const key of keys) {
       let size = 0;
-      for (const blocks of this.blocksOf) {
-        const holders = blocks.get(key);
-        if (holders !== undefined) size += holdersSize(holders);
-      }
-      if (size === 0 || size > this.maxBlockSize) continue;
-      for (const blocks of walked) {
+      found.length = 0;
+      for (const { blocks, walked } of organizations) {
         const holders = blocks.get(key);
         if (holders === undefined) continue;
+        size += holdersSize(holders);
+        if (walked) found.push(holders);
+      }
+      if (size > this.maxBlockSize) continue;
+      for (const holders of found) {
         if (typeof holders === 'number') consider(holders);
         else for (const slot of holders) consider(slot);
       }
@@ -233,13 +234,12 @@ export class MatchIndex {
   }
 
   private blocksFor(organization: string): Map<string, Holders> {
-    let n = this.organizations.get(organization);
-    if (n === undefined) {
-      n = this.blocksOf.length;
-      this.organizations.set(organization, n);
-      this.blocksOf.push(new Map());
+    let blocks = this.blocksOf.get(organization);
+    if (!blocks) {
+      blocks = new Map();
+      this.blocksOf.set(organization, blocks);
     }
-    return this.blocksOf[n] as Map<string, Holders>;
+    return blocks;
   }
 
   private link(entry: IndexEntry, slot: number): void {

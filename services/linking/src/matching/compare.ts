@@ -315,29 +315,23 @@ export function compareNames(a: PreparedName, b: PreparedName, frequencies?: Nam
       const result = finish(sa, a.initials, sb, b.initials, align(sa, sb, levelOf));
       if (result.agreeing > best.agreeing) best = result;
     };
+    // In a variant joined at `at`, word k is the name's word k before it and k + 1 after it.
+    const unjoined = (k: number, at: number) => (k < at ? k : k + 1);
     if (a.tokens.length >= 2 && a.tokens.length <= MAX_MERGE_TOKENS) {
       variants(a).forEach((sa, at) => {
-        const word = sa.tokens[at]!;
-        const codes = sa.codes[at]!;
         tryVariant(sa, b, (i, j) =>
-          i < at
-            ? base[i * nb + j]!
-            : i === at
-              ? tokenLevel(word, b.tokens[j]!, codes, b.codes[j]!)
-              : base[(i + 1) * nb + j]!,
+          i === at
+            ? tokenLevel(sa.tokens[at]!, b.tokens[j]!, sa.codes[at]!, b.codes[j]!)
+            : base[unjoined(i, at) * nb + j]!,
         );
       });
     }
     if (b.tokens.length >= 2 && b.tokens.length <= MAX_MERGE_TOKENS) {
       variants(b).forEach((sb, at) => {
-        const word = sb.tokens[at]!;
-        const codes = sb.codes[at]!;
         tryVariant(a, sb, (i, j) =>
-          j < at
-            ? base[i * nb + j]!
-            : j === at
-              ? tokenLevel(a.tokens[i]!, word, a.codes[i]!, codes)
-              : base[i * nb + j + 1]!,
+          j === at
+            ? tokenLevel(a.tokens[i]!, sb.tokens[at]!, a.codes[i]!, sb.codes[at]!)
+            : base[i * nb + unjoined(j, at)]!,
         );
       });
     }
