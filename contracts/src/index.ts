@@ -11,5 +11,6 @@ export * from './ingest.ts';
 export * from './links.ts';
 export * from './organizations.ts';
 export * from './records.ts';
+export * from './reports.ts';
 export * from './sources.ts';
 export * from './stats.ts';

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { DateOnlySchema, MoneySchema, ObjectIdSchema } from './common.ts';
-import { NamlcOrganizationSchema, OrganizationSchema } from './organizations.ts';
+import { AgencySchema, NamlcOrganizationSchema, OrganizationSchema } from './organizations.ts';
 import { ActorSchema, RecordSchema } from './records.ts';
 
 /** The four fields the scorer compares (SPEC §3 "Match-link criteria"). */
@@ -139,3 +139,21 @@ export const LinkEventSchema = z.object({
   link: LinkSchema,
 });
 export type LinkEvent = z.infer<typeof LinkEventSchema>;
+
+/**
+ * `GET /api/links/summary` (beyond SPEC; what a report is written from): links between records
+ * that are both not deleted, counted by the pair of agencies they join (`agencies` in alphabetical
+ * order), most first. An agency sees the pairs it is part of; ADMIN sees every pair.
+ */
+export const LinkSummarySchema = z.object({
+  total: z.number().int().nonnegative(),
+  pairs: z.array(
+    z.object({
+      agencies: z.tuple([AgencySchema, AgencySchema]),
+      count: z.number().int().positive(),
+      auto: z.number().int().nonnegative(),
+      manual: z.number().int().nonnegative(),
+    }),
+  ),
+});
+export type LinkSummary = z.infer<typeof LinkSummarySchema>;

@@ -49,7 +49,7 @@ export interface LinkingHarness {
   stop(): Promise<void>;
 }
 
-const LINKING_PATH = /^\/api\/records\/((check-namlc-matches|link)|[^/]+\/(links|linked))$/;
+const LINKING_PATH = /^\/api\/(records\/((check-namlc-matches|link)|[^/]+\/(links|linked))|links\/summary)$/;
 
 export async function startLinking(options: { threshold?: number; autoLink?: boolean } = {}): Promise<LinkingHarness> {
   const t = testNamespace();

@@ -2,6 +2,7 @@ import {
   type CaseRecord,
   CHECK_MATCHES_MISSING_FIELDS,
   LinkSchema,
+  LinkSummarySchema,
   type RecordLinkView,
   RecordLinkViewSchema,
   type UserIdentity,
@@ -507,5 +508,36 @@ describe('POST /api/records/link and the link views', () => {
       .send({ sourceRecordId: created.id, linkedRecordId: police.id })
       .expect(201);
     expect(res.body.sourceRecordId).toBe(created.id);
+  });
+});
+
+describe('GET /api/links/summary', () => {
+  it('counts the links between records not deleted by agency pair: an agency its own pairs, ADMIN every pair', async () => {
+    const h = await startLinking();
+    const summaryOf = async (user: UserIdentity) =>
+      LinkSummarySchema.parse((await (await h.as(user)).get('/api/links/summary').expect(200)).body);
+    expect(await summaryOf(admin)).toEqual({ total: 0, pairs: [] });
+
+    const police = await h.create(bps, { suspectName: 'Oswin Pettigrew', suspectDob: '1971-02-03' });
+    const fiu = await h.create(fia, { suspectName: 'PETTIGREW, Oswin', suspectDob: '1971-02-03' });
+    await waitForLinks(h, fiu.id, 1);
+    const customs = await h.create(cus, { suspectName: 'Nobody Alike', suspectDob: '2001-01-01', caseAmount: '1' });
+    await (await h.as(cus))
+      .post('/api/records/link')
+      .send({ sourceRecordId: customs.id, linkedRecordId: fiu.id })
+      .expect(201);
+
+    const bpsFia = { agencies: ['BPS', 'FIA'], count: 1, auto: 1, manual: 0 };
+    const cusFia = { agencies: ['CUS', 'FIA'], count: 1, auto: 0, manual: 1 };
+    expect(await summaryOf(admin)).toEqual({ total: 2, pairs: [bpsFia, cusFia] });
+    expect(await summaryOf(fia)).toEqual({ total: 2, pairs: [bpsFia, cusFia] });
+    expect(await summaryOf(bps)).toEqual({ total: 1, pairs: [bpsFia] });
+    expect(await summaryOf(cus)).toEqual({ total: 1, pairs: [cusFia] });
+
+    // A deleted record's links are not counted (as the link views hide them).
+    await (await h.as(bps)).delete(`/api/records/${police.id}`).expect(200);
+    await waitUntil('the delete applied', async () => h.built.deps.index.get(police.id)?.deleted === true, 10_000);
+    expect(await summaryOf(admin)).toEqual({ total: 1, pairs: [cusFia] });
+    expect(await summaryOf(bps)).toEqual({ total: 0, pairs: [] });
   });
 });

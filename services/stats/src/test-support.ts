@@ -1,9 +1,11 @@
 import {
   type AdminStats,
+  BREAKDOWN_MONTHS,
   type CountryStat,
   centsToMoney,
   type DashboardStats,
   type Organization,
+  type StatsBreakdown,
 } from '@nrad/contracts';
 import type { Connection } from 'mongoose';
 import { type StatsConfig, StatsConfigSchema } from './config.ts';
@@ -37,6 +39,20 @@ export interface DirectStats {
   stats: DashboardStats;
   countries: CountryStat[];
   admin: AdminStats;
+  breakdown: Omit<StatsBreakdown, 'asOf'>;
+}
+
+/** `YYYY-MM` of the month `back` months before `now`'s (UTC). */
+const monthBefore = (now: Date, back: number) =>
+  new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth() - back, 1)).toISOString().slice(0, 7);
+
+/** Counts by key, most first, ties by key (null last). */
+function ranked<T>(rows: T[], keyOf: (r: T) => string | null): Array<{ key: string | null; count: number }> {
+  const counts = new Map<string | null, number>();
+  for (const r of rows) counts.set(keyOf(r), (counts.get(keyOf(r)) ?? 0) + 1);
+  return [...counts]
+    .map(([key, count]) => ({ key, count }))
+    .sort((a, b) => b.count - a.count || (a.key ?? '\uffff').localeCompare(b.key ?? '\uffff', 'en'));
 }
 
 /**
@@ -65,6 +81,11 @@ export async function directStats(
           seizedCents: 1,
           internationalNexus: 1,
           country: 1,
+          caseCents: 1,
+          confiscatedCents: 1,
+          cyberAssisted: 1,
+          crimeType: 1,
+          crimeSubtype: 1,
         },
       },
     )
@@ -77,6 +98,14 @@ export async function directStats(
     if (r.internationalNexus) countries.set(r.country as string, (countries.get(r.country as string) ?? 0) + 1);
   }
   const agency = (code: Organization) => rows.filter((r) => r.organization === code).length;
+  const sum = (field: string) => mine.reduce((total, r) => total + BigInt(r[field] as number), 0n);
+  const [caseSum, seizedSum, confiscatedSum] = [sum('caseCents'), sum('seizedCents'), sum('confiscatedCents')];
+  const cyber = mine.filter((r) => r.cyberAssisted).length;
+  const monthOf = (d: unknown) => (d as Date).toISOString().slice(0, 7);
+  const months = Array.from({ length: BREAKDOWN_MONTHS }, (_, i) => monthBefore(now, BREAKDOWN_MONTHS - 1 - i));
+  const countryList = [...countries]
+    .map(([country, count]) => ({ country, count }))
+    .sort((a, b) => b.count - a.count || a.country.localeCompare(b.country, 'en'));
   return {
     stats: {
       totalRecords: mine.length,
@@ -85,9 +114,37 @@ export async function directStats(
       totalSeizedAmount: centsToMoney(seized),
       seizedYear: year,
     },
-    countries: [...countries]
-      .map(([country, count]) => ({ country, count }))
-      .sort((a, b) => b.count - a.count || a.country.localeCompare(b.country, 'en')),
+    countries: countryList,
     admin: { bpsRecords: agency('BPS'), fiaRecords: agency('FIA'), cusRecords: agency('CUS') },
+    breakdown: {
+      scope: organization === null || organization === 'ADMIN' ? 'ALL' : organization,
+      totalRecords: mine.length,
+      internationalCases: mine.filter((r) => r.internationalNexus).length,
+      cyberAssisted: { count: cyber, share: mine.length ? Math.round((cyber / mine.length) * 10_000) / 10_000 : null },
+      months: months.map((month) => ({
+        month,
+        incidents: mine.filter((r) => monthOf(r.incidentDate) === month).length,
+        recorded: mine.filter((r) => monthOf(r.createdAt) === month).length,
+      })),
+      crimeTypes: ranked(mine, (r) => (r.crimeType as string | null) ?? null).map(({ key, count }) => ({
+        crimeType: key,
+        count,
+        subtypes: ranked(
+          mine.filter((r) => ((r.crimeType as string | null) ?? null) === key),
+          (r) => (r.crimeSubtype as string | null) ?? null,
+        ).map((s) => ({ subtype: s.key, count: s.count })),
+      })),
+      countries: countryList,
+      amounts: {
+        caseTotal: centsToMoney(caseSum),
+        seizedTotal: centsToMoney(seizedSum),
+        confiscatedTotal: centsToMoney(confiscatedSum),
+        confiscatedToSeized:
+          seizedSum === 0n ? null : Math.round((Number(confiscatedSum) / Number(seizedSum)) * 10_000) / 10_000,
+        seizedThisYear: centsToMoney(seized),
+        year,
+      },
+      withoutDetail: 0,
+    },
   };
 }

@@ -9,6 +9,7 @@ import {
   type RecordEvent,
   RecordFieldsSchema,
   recordSubject,
+  StatsBreakdownSchema,
   type UserIdentity,
 } from '@nrad/contracts';
 import { type TestNamespace, testNamespace, waitUntil } from '@nrad/infra/harness';
@@ -27,7 +28,7 @@ import { afterAll, expect } from 'vitest';
 import { createApp } from '../src/app.ts';
 import type { StatsConfig } from '../src/config.ts';
 import { StatsStore } from '../src/data/store.ts';
-import { directStats, statsTestConfig } from '../src/test-support.ts';
+import { type DirectStats, directStats, statsTestConfig } from '../src/test-support.ts';
 import { type RebuildReport, rebuildReadModel } from '../src/use-cases/rebuild.ts';
 
 export const SECRET = 's'.repeat(40);
@@ -68,8 +69,8 @@ export interface StatsHarness {
   /** `GET /api/stats` and `GET /api/stats/countries` as `user`, checked against their schemas. */
   stats(user: UserIdentity): Promise<DashboardStats>;
   countries(user: UserIdentity): Promise<CountryStat[]>;
-  /** The three stats paths (the admin counts as ADMIN) for `user`. */
-  read(user: UserIdentity): Promise<{ stats: DashboardStats; countries: CountryStat[]; admin: AdminStats }>;
+  /** The four stats paths (the admin counts as ADMIN) for `user`. */
+  read(user: UserIdentity): Promise<DirectStats>;
   /** Asserts that what `user` reads equals the direct count over the records database. */
   expectDirect(user: UserIdentity): Promise<void>;
   /**
@@ -84,7 +85,7 @@ export interface StatsHarness {
   stop(): Promise<void>;
 }
 
-const STATS_PATH = /^\/api\/(stats(\/countries)?|admin\/stats)$/;
+const STATS_PATH = /^\/api\/(stats(\/countries|\/breakdown)?|admin\/stats)$/;
 
 export async function startStats(): Promise<StatsHarness> {
   const t = testNamespace();
@@ -138,11 +139,15 @@ export async function startStats(): Promise<StatsHarness> {
   const get = async (user: UserIdentity, path: string) => (await (await h.as(user)).get(path).expect(200)).body;
   h.stats = async (user) => DashboardStatsSchema.parse(await get(user, '/api/stats'));
   h.countries = async (user) => CountryStatsSchema.parse(await get(user, '/api/stats/countries'));
-  h.read = async (user) => ({
-    stats: await h.stats(user),
-    countries: await h.countries(user),
-    admin: AdminStatsSchema.parse(await get(userOf('ADMIN'), '/api/admin/stats')),
-  });
+  h.read = async (user) => {
+    const { asOf: _, ...breakdown } = StatsBreakdownSchema.parse(await get(user, '/api/stats/breakdown'));
+    return {
+      stats: await h.stats(user),
+      countries: await h.countries(user),
+      admin: AdminStatsSchema.parse(await get(userOf('ADMIN'), '/api/admin/stats')),
+      breakdown,
+    };
+  };
   let clock = () => new Date();
   h.expectDirect = async (user) => {
     const direct = await directStats(recordsDb, user.organization === 'ADMIN' ? null : user.organization, clock());

@@ -113,4 +113,33 @@ describe('rebuilding the read model from the RECORDS stream', () => {
       /no stream .*_MISSING/,
     );
   });
+
+  it('rebuilds at start a model stored before the breakdowns, or counts what it cannot rebuild as withoutDetail', async () => {
+    const legacy = { detailed: '', incidentMonth: '', crimeType: '', crimeSubtype: '', cyberAssisted: '' };
+    const unsetDetail = (db: typeof h.db) =>
+      db.collection(STATE_COLLECTION).updateMany({}, { $unset: { ...legacy, caseCents: '', confiscatedCents: '' } });
+    await h.create(fia, { crimeType: 'Fraud', crimeSubtype: 'Credit Fraud', cyberAssisted: true, caseAmount: '12.50' });
+    await h.create(cus, { confiscatedAmount: '3', seizedAmount: '9' });
+    await h.caughtUp();
+    await h.halt();
+    await unsetDetail(h.db);
+    await h.restart();
+    expect(await h.db.collection(STATE_COLLECTION).countDocuments({ detailed: true })).toBe(
+      await h.db.collection(STATE_COLLECTION).countDocuments(),
+    );
+    for (const user of users) await h.expectDirect(user);
+
+    // A stream without its history: the service starts and says which records lack the detail.
+    const other = await startStats();
+    await other.create(bps, { cyberAssisted: true });
+    await other.create(bps);
+    await other.caughtUp();
+    await other.halt();
+    await unsetDetail(other.db);
+    await other.bus.jsm.streams.purge(other.config.RECORDS_STREAM);
+    await other.restart();
+    const { breakdown } = await other.read(bps);
+    expect(breakdown).toMatchObject({ totalRecords: 2, withoutDetail: 2, cyberAssisted: { count: 0, share: null } });
+    expect(breakdown.crimeTypes).toEqual([]);
+  });
 });

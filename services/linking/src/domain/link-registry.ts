@@ -22,6 +22,11 @@ export class LinkRegistry {
     }
   }
 
+  /** Every link, in no particular order. */
+  all(): IterableIterator<Link> {
+    return this.byId.values();
+  }
+
   hasPair(a: string, b: string): boolean {
     return this.byPair.has(pairKeyOf(a, b));
   }

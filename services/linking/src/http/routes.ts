@@ -2,27 +2,31 @@ import Router from '@koa/router';
 import { type ServiceState, userOf } from '@nrad/service-kit';
 import * as linking from '../use-cases/linking.ts';
 
-/** The linking paths of SPEC §7 (ARCHITECTURE.md "Route ownership"). */
+/** The linking paths of SPEC §7 (ARCHITECTURE.md "Route ownership") and the links' summary. */
 export function apiRoutes(deps: linking.LinkingDeps) {
-  const router = new Router<ServiceState>({ prefix: '/api/records' });
+  const router = new Router<ServiceState>({ prefix: '/api' });
 
-  router.post('/check-namlc-matches', (ctx) => {
+  router.post('/records/check-namlc-matches', (ctx) => {
     userOf(ctx.state);
     ctx.body = linking.checkMatches(deps, ctx.request.body);
   });
 
-  router.post('/link', async (ctx) => {
+  router.post('/records/link', async (ctx) => {
     const link = await linking.createLink(deps, userOf(ctx.state), ctx.request.body);
     ctx.status = 201;
     ctx.body = link;
   });
 
-  router.get('/:id/links', async (ctx) => {
+  router.get('/records/:id/links', async (ctx) => {
     ctx.body = await linking.listLinks(deps, userOf(ctx.state), ctx.params.id ?? '');
   });
 
-  router.get('/:id/linked', async (ctx) => {
+  router.get('/records/:id/linked', async (ctx) => {
     ctx.body = await linking.listLinked(deps, userOf(ctx.state), ctx.params.id ?? '');
+  });
+
+  router.get('/links/summary', (ctx) => {
+    ctx.body = linking.linkSummary(deps, userOf(ctx.state));
   });
 
   return router;

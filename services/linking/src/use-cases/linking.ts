@@ -1,11 +1,14 @@
 import {
   type Actor,
+  type Agency,
   type CaseRecord,
   CheckMatchesSchema,
   CreateLinkSchema,
   type Link,
   type LinkEvent,
   type LinkedRecordSummary,
+  type LinkSummary,
+  LinkSummarySchema,
   linkSubject,
   type MatchCandidate,
   NAMLC_AGENCY,
@@ -283,6 +286,35 @@ export async function listLinked(deps: LinkingDeps, user: UserIdentity, id: stri
     incidentNumber: other.incidentNumber,
     suspectName: other.suspectName,
   }));
+}
+
+/**
+ * `GET /api/links/summary`: links whose two records are both not deleted, by the pair of agencies
+ * they join; an agency's pairs are those it is part of, ADMIN's every pair. Counted from the links
+ * in memory (a few thousand per 100,000 records: well under a millisecond).
+ */
+export function linkSummary(deps: LinkingDeps, user: UserIdentity): LinkSummary {
+  const scope = user.organization === 'ADMIN' ? null : user.organization;
+  const pairs = new Map<string, LinkSummary['pairs'][number]>();
+  let total = 0;
+  for (const link of deps.links.all()) {
+    const a = link.sourceOrganization;
+    const b = link.linkedOrganization;
+    if (a === 'ADMIN' || b === 'ADMIN' || (scope !== null && a !== scope && b !== scope)) continue;
+    if (deps.index.get(link.sourceRecordId)?.deleted !== false) continue;
+    if (deps.index.get(link.linkedRecordId)?.deleted !== false) continue;
+    const agencies: [Agency, Agency] = a < b ? [a, b] : [b, a];
+    const key = agencies.join(':');
+    const pair = pairs.get(key) ?? { agencies, count: 0, auto: 0, manual: 0 };
+    pairs.set(key, pair);
+    pair.count++;
+    pair[link.linkType]++;
+    total++;
+  }
+  const sorted = [...pairs.values()].sort(
+    (x, y) => y.count - x.count || x.agencies.join(':').localeCompare(y.agencies.join(':')),
+  );
+  return LinkSummarySchema.parse({ total, pairs: sorted });
 }
 
 /** Loads the index and the links from the database; queues the events of unpublished links. */

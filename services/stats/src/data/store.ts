@@ -29,6 +29,13 @@ const stateSchema = new Schema<StateDoc>(
     createdMonth: { type: String, required: true },
     incidentYear: { type: Number, required: true },
     seizedCents: { type: Number, required: true, min: 0 },
+    detailed: { type: Boolean, required: true },
+    incidentMonth: { type: String, required: true },
+    crimeType: { type: String, default: null },
+    crimeSubtype: { type: String, default: null },
+    cyberAssisted: { type: Boolean, required: true },
+    caseCents: { type: Number, required: true, min: 0 },
+    confiscatedCents: { type: Number, required: true, min: 0 },
     appliedAt: { type: Date, required: true },
   },
   { collection: STATE_COLLECTION, versionKey: false },
@@ -37,6 +44,7 @@ const stateSchema = new Schema<StateDoc>(
 function docOf(id: string, state: RecordState): StateDoc {
   const { organization, version, deleted, country, internationalNexus, createdMonth, incidentYear, seizedCents } =
     state;
+  const { detailed, incidentMonth, crimeType, crimeSubtype, cyberAssisted, caseCents, confiscatedCents } = state;
   return {
     _id: new Types.ObjectId(id),
     organization,
@@ -47,6 +55,13 @@ function docOf(id: string, state: RecordState): StateDoc {
     createdMonth,
     incidentYear,
     seizedCents,
+    detailed,
+    incidentMonth,
+    crimeType,
+    crimeSubtype,
+    cyberAssisted,
+    caseCents,
+    confiscatedCents,
     appliedAt: new Date(),
   };
 }
@@ -58,9 +73,26 @@ async function dropIfExists(collection: mongo.Collection<StateDoc>): Promise<voi
   });
 }
 
+/**
+ * A stored state as the model holds it. One stored before the breakdowns existed (no `detailed`)
+ * is marked so, with neutral values: the model counts it in the totals and in `withoutDetail`.
+ */
 function stateOfDoc(doc: StateDoc): [string, RecordState] {
   const { _id, appliedAt: _, ...state } = doc;
-  return [_id.toHexString(), state];
+  if (state.detailed === true) return [_id.toHexString(), state];
+  return [
+    _id.toHexString(),
+    {
+      ...state,
+      detailed: false,
+      incidentMonth: '',
+      crimeType: null,
+      crimeSubtype: null,
+      cyberAssisted: false,
+      caseCents: 0,
+      confiscatedCents: 0,
+    },
+  ];
 }
 
 /**

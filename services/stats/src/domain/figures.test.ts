@@ -1,6 +1,14 @@
-import { CountryStatsSchema, DashboardStatsSchema } from '@nrad/contracts';
+import { BREAKDOWN_MONTHS, CountryStatsSchema, DashboardStatsSchema, StatsBreakdownSchema } from '@nrad/contracts';
 import { describe, expect, it } from 'vitest';
-import { adminStatsOf, countryStatsOf, dashboardStatsOf, monthKey, type RecordState, StatsModel } from './figures.ts';
+import {
+  adminStatsOf,
+  breakdownOf,
+  countryStatsOf,
+  dashboardStatsOf,
+  monthKey,
+  type RecordState,
+  StatsModel,
+} from './figures.ts';
 
 const NOW = new Date('2026-11-20T10:00:00Z');
 
@@ -13,6 +21,13 @@ const state = (over: Partial<RecordState> = {}): RecordState => ({
   createdMonth: '2026-11',
   incidentYear: 2026,
   seizedCents: 0,
+  detailed: true,
+  incidentMonth: '2026-11',
+  crimeType: null,
+  crimeSubtype: null,
+  cyberAssisted: false,
+  caseCents: 0,
+  confiscatedCents: 0,
   ...over,
 });
 
@@ -103,5 +118,78 @@ describe('the stats model', () => {
 
   it('reads the month in UTC', () => {
     expect(monthKey(new Date('2026-11-30T23:30:00-05:00'))).toBe('2026-12');
+  });
+
+  it('breaks the figures down: months, crime types and subtypes, cyber share, amounts and their ratio', () => {
+    const m = new StatsModel();
+    m.apply(
+      'a',
+      state({ crimeType: 'Fraud', crimeSubtype: 'Wire Fraud', incidentMonth: '2026-11', cyberAssisted: true }),
+    );
+    m.apply(
+      'b',
+      state({
+        crimeType: 'Fraud',
+        crimeSubtype: 'Wire Fraud',
+        incidentMonth: '2025-01',
+        incidentYear: 2025,
+        seizedCents: 10_000,
+      }),
+    );
+    m.apply('c', state({ crimeType: 'Fraud', crimeSubtype: null, incidentMonth: '2024-11', createdMonth: '2026-10' }));
+    m.apply('d', state({ crimeType: null, caseCents: 250, seizedCents: 20_000, confiscatedCents: 5_000 }));
+    m.apply('e', state({ organization: 'FIA', crimeType: 'Tax Crimes', cyberAssisted: true }));
+    m.apply('f', state({ crimeType: 'Drug Trafficking', deleted: true, cyberAssisted: true }));
+    const b = StatsBreakdownSchema.parse(breakdownOf(m.figures('BPS'), 'BPS', NOW));
+    expect(b.totalRecords).toBe(4);
+    expect(b.cyberAssisted).toEqual({ count: 1, share: 0.25 });
+    expect(b.months).toHaveLength(BREAKDOWN_MONTHS);
+    expect(b.months[0]).toEqual({ month: '2024-12', incidents: 0, recorded: 0 }); // 2024-11 is 25 months back
+    expect(b.months.find((x) => x.month === '2025-01')).toEqual({ month: '2025-01', incidents: 1, recorded: 0 });
+    expect(b.months.at(-1)).toEqual({ month: '2026-11', incidents: 2, recorded: 3 });
+    expect(b.months.find((x) => x.month === '2026-10')).toEqual({ month: '2026-10', incidents: 0, recorded: 1 });
+    expect(b.crimeTypes).toEqual([
+      {
+        crimeType: 'Fraud',
+        count: 3,
+        subtypes: [
+          { subtype: 'Wire Fraud', count: 2 },
+          { subtype: null, count: 1 },
+        ],
+      },
+      { crimeType: null, count: 1, subtypes: [{ subtype: null, count: 1 }] },
+    ]);
+    expect(b.amounts).toEqual({
+      caseTotal: '2.50',
+      seizedTotal: '300.00',
+      confiscatedTotal: '50.00',
+      confiscatedToSeized: 0.1667,
+      seizedThisYear: '200.00',
+      year: 2026,
+    });
+    expect(b.withoutDetail).toBe(0);
+    // An edit moves the record between crime types; ADMIN's scope counts every agency.
+    m.apply('c', state({ version: 2, crimeType: 'Tax Crimes', incidentMonth: '2026-11' }));
+    const all = breakdownOf(m.figures(null), 'ALL', NOW);
+    expect(all.crimeTypes.map((t) => [t.crimeType, t.count])).toEqual([
+      ['Fraud', 2],
+      ['Tax Crimes', 2],
+      [null, 1],
+    ]);
+    expect(all.cyberAssisted).toEqual({ count: 2, share: 0.4 });
+  });
+
+  it('counts a state stored before the breakdowns in the totals and in withoutDetail only', () => {
+    const m = new StatsModel();
+    m.apply('a', state({ detailed: false, crimeType: null, seizedCents: 100 }));
+    m.apply('b', state({ crimeType: 'Fraud', cyberAssisted: true }));
+    const b = breakdownOf(m.figures('BPS'), 'BPS', NOW);
+    expect(b).toMatchObject({ totalRecords: 2, withoutDetail: 1, cyberAssisted: { count: 1, share: 1 } });
+    expect(b.crimeTypes).toEqual([{ crimeType: 'Fraud', count: 1, subtypes: [{ subtype: null, count: 1 }] }]);
+    expect(b.amounts.confiscatedToSeized).toBe(0);
+    expect(breakdownOf(new StatsModel().figures('CUS'), 'CUS', NOW)).toMatchObject({
+      cyberAssisted: { count: 0, share: null },
+      amounts: { confiscatedToSeized: null },
+    });
   });
 });

@@ -1,11 +1,13 @@
 import {
   type AdminStats,
+  BREAKDOWN_MONTHS,
   type CaseRecord,
   type CountryStat,
   centsToMoney,
   type DashboardStats,
   moneyToCents,
   type Organization,
+  type StatsBreakdown,
 } from '@nrad/contracts';
 
 /**
@@ -24,6 +26,18 @@ export interface RecordState {
   /** The calendar year of the incident date. */
   incidentYear: number;
   seizedCents: number;
+  /**
+   * Whether the fields below are known: false for a state stored before the breakdowns existed
+   * (the service rebuilds such a model from the stream at start; see app.ts).
+   */
+  detailed: boolean;
+  /** `YYYY-MM` of the incident date. */
+  incidentMonth: string;
+  crimeType: string | null;
+  crimeSubtype: string | null;
+  cyberAssisted: boolean;
+  caseCents: number;
+  confiscatedCents: number;
 }
 
 /** `YYYY-MM` of an instant, in UTC. */
@@ -40,13 +54,30 @@ export function stateOf(record: CaseRecord): RecordState {
     createdMonth: monthKey(new Date(record.createdAt)),
     incidentYear: Number(record.incidentDate.slice(0, 4)),
     seizedCents: moneyToCents(record.seizedAmount),
+    detailed: true,
+    incidentMonth: record.incidentDate.slice(0, 7),
+    crimeType: record.crimeType ?? null,
+    crimeSubtype: record.crimeSubtype ?? null,
+    cyberAssisted: record.cyberAssisted,
+    caseCents: moneyToCents(record.caseAmount),
+    confiscatedCents: moneyToCents(record.confiscatedAmount),
   };
 }
+
+/** A key of `Figures.bySubtype`: a crime type and a subtype (either may be absent: ''). */
+const subtypeKey = (state: RecordState) => `${state.crimeType ?? ''}\t${state.crimeSubtype ?? ''}`;
 
 /** Adds `delta` to a count in a map, dropping the key when it reaches zero. */
 function addTo<K>(map: Map<K, number>, key: K, delta: number): void {
   const next = (map.get(key) ?? 0) + delta;
   if (next === 0) map.delete(key);
+  else map.set(key, next);
+}
+
+/** Adds `delta` to a sum in a map, dropping the key when it reaches zero. */
+function addSum<K>(map: Map<K, bigint>, key: K, delta: bigint): void {
+  const next = (map.get(key) ?? 0n) + delta;
+  if (next === 0n) map.delete(key);
   else map.set(key, next);
 }
 
@@ -62,19 +93,42 @@ export class Figures {
   readonly seizedByYear = new Map<number, bigint>();
   /** Not deleted and with an international nexus, by country. */
   readonly byCountry = new Map<string, number>();
+  /** Not deleted and without the detailed fields (stored before the breakdowns existed). */
+  withoutDetail = 0;
+  /** The detailed ones below count only records whose state is `detailed`. */
+  cyberAssisted = 0;
+  /** By the incident date's `YYYY-MM`. */
+  readonly byIncidentMonth = new Map<string, number>();
+  /** By crime type ('' not given). */
+  readonly byCrimeType = new Map<string, number>();
+  /** By crime type and subtype (`subtypeKey`). */
+  readonly bySubtype = new Map<string, number>();
+  /** Sums in cents over every year (bigint: a sum may outgrow 2^53). */
+  caseCents = 0n;
+  seizedCents = 0n;
+  confiscatedCents = 0n;
 
   /** Counts a record's state in (`sign` 1) or out (-1); a deleted record counts nowhere. */
   count(state: RecordState, sign: 1 | -1): void {
     if (state.deleted) return;
     this.total += sign;
     addTo(this.byMonth, state.createdMonth, sign);
-    const seized = (this.seizedByYear.get(state.incidentYear) ?? 0n) + BigInt(sign * state.seizedCents);
-    if (seized === 0n) this.seizedByYear.delete(state.incidentYear);
-    else this.seizedByYear.set(state.incidentYear, seized);
+    addSum(this.seizedByYear, state.incidentYear, BigInt(sign * state.seizedCents));
+    this.seizedCents += BigInt(sign * state.seizedCents);
     if (state.internationalNexus) {
       this.international += sign;
       addTo(this.byCountry, state.country, sign);
     }
+    if (!state.detailed) {
+      this.withoutDetail += sign;
+      return;
+    }
+    if (state.cyberAssisted) this.cyberAssisted += sign;
+    addTo(this.byIncidentMonth, state.incidentMonth, sign);
+    addTo(this.byCrimeType, state.crimeType ?? '', sign);
+    addTo(this.bySubtype, subtypeKey(state), sign);
+    this.caseCents += BigInt(sign * state.caseCents);
+    this.confiscatedCents += BigInt(sign * state.confiscatedCents);
   }
 }
 
@@ -162,6 +216,68 @@ export function countryStatsOf(figures: Readonly<Figures>): CountryStat[] {
   return [...figures.byCountry]
     .map(([country, count]) => ({ country, count }))
     .sort((a, b) => b.count - a.count || a.country.localeCompare(b.country, 'en'));
+}
+
+/** The `YYYY-MM` keys of the `n` calendar months ending with `now`'s (UTC), oldest first. */
+export function lastMonths(now: Date, n: number): string[] {
+  const year = now.getUTCFullYear();
+  const month = now.getUTCMonth();
+  return Array.from({ length: n }, (_, i) => monthKey(new Date(Date.UTC(year, month - (n - 1 - i), 1))));
+}
+
+/** a / b to 4 decimals, or null when b is 0. */
+function ratio(a: bigint, b: bigint): number | null {
+  if (b === 0n) return null;
+  return Math.round(Number((a * 1_000_000n) / b) / 100) / 10_000;
+}
+
+/** `GET /api/stats/breakdown` from a set of figures at `now`. */
+export function breakdownOf(figures: Readonly<Figures>, scope: StatsBreakdown['scope'], now: Date): StatsBreakdown {
+  const year = now.getUTCFullYear();
+  const subtypes = new Map<string, Array<{ subtype: string | null; count: number }>>();
+  for (const [key, count] of figures.bySubtype) {
+    const [type = '', subtype = ''] = key.split('\t');
+    const list = subtypes.get(type) ?? [];
+    subtypes.set(type, list);
+    list.push({ subtype: subtype || null, count });
+  }
+  const byCount =
+    <T extends { count: number }>(name: (t: T) => string | null) =>
+    (a: T, b: T) =>
+      b.count - a.count || (name(a) ?? '\uffff').localeCompare(name(b) ?? '\uffff', 'en');
+  const detailed = figures.total - figures.withoutDetail;
+  return {
+    scope,
+    asOf: now.toISOString(),
+    totalRecords: figures.total,
+    internationalCases: figures.international,
+    cyberAssisted: {
+      count: figures.cyberAssisted,
+      share: detailed > 0 ? Math.round((figures.cyberAssisted / detailed) * 10_000) / 10_000 : null,
+    },
+    months: lastMonths(now, BREAKDOWN_MONTHS).map((month) => ({
+      month,
+      incidents: figures.byIncidentMonth.get(month) ?? 0,
+      recorded: figures.byMonth.get(month) ?? 0,
+    })),
+    crimeTypes: [...figures.byCrimeType]
+      .map(([type, count]) => ({
+        crimeType: type || null,
+        count,
+        subtypes: (subtypes.get(type) ?? []).sort(byCount((s) => s.subtype)),
+      }))
+      .sort(byCount((t) => t.crimeType)),
+    countries: countryStatsOf(figures),
+    amounts: {
+      caseTotal: centsToMoney(figures.caseCents),
+      seizedTotal: centsToMoney(figures.seizedCents),
+      confiscatedTotal: centsToMoney(figures.confiscatedCents),
+      confiscatedToSeized: ratio(figures.confiscatedCents, figures.seizedCents),
+      seizedThisYear: centsToMoney(figures.seizedByYear.get(year) ?? 0n),
+      year,
+    },
+    withoutDetail: figures.withoutDetail,
+  };
 }
 
 /** `GET /api/admin/stats`: records that are not deleted, per agency. */

@@ -14,6 +14,10 @@ export function apiRoutes(deps: stats.StatsDeps) {
     ctx.body = stats.countryStats(deps, userOf(ctx.state));
   });
 
+  router.get('/stats/breakdown', (ctx) => {
+    ctx.body = stats.breakdown(deps, userOf(ctx.state));
+  });
+
   router.get('/admin/stats', (ctx) => {
     adminOf(ctx.state);
     ctx.body = stats.adminStats(deps);

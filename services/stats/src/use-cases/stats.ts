@@ -1,17 +1,26 @@
 import {
   type AdminStats,
   AdminStatsSchema,
+  type Agency,
   type CountryStat,
   CountryStatsSchema,
   type DashboardStats,
   DashboardStatsSchema,
-  type Organization,
   type RecordEvent,
+  type StatsBreakdown,
+  StatsBreakdownSchema,
   type UserIdentity,
 } from '@nrad/contracts';
 import type { Logger } from '@nrad/service-kit';
 import type { StatsStore } from '../data/store.ts';
-import { adminStatsOf, countryStatsOf, dashboardStatsOf, type StatsModel, stateOf } from '../domain/figures.ts';
+import {
+  adminStatsOf,
+  breakdownOf,
+  countryStatsOf,
+  dashboardStatsOf,
+  type StatsModel,
+  stateOf,
+} from '../domain/figures.ts';
 
 export interface StatsDeps {
   store: StatsStore;
@@ -57,8 +66,10 @@ export async function applyRecordEvents(deps: StatsDeps, events: readonly Record
 }
 
 /** Whose records a user's statistics count: their agency's; ADMIN's are every organization's. */
-export const scopeOf = (user: UserIdentity): Organization | null =>
-  user.organization === 'ADMIN' ? null : user.organization;
+export function scopeOf(user: UserIdentity): Agency | null {
+  const organization = user.organization;
+  return organization === 'ADMIN' ? null : organization;
+}
 
 /** `GET /api/stats`. */
 export function dashboardStats(deps: StatsDeps, user: UserIdentity): DashboardStats {
@@ -68,6 +79,12 @@ export function dashboardStats(deps: StatsDeps, user: UserIdentity): DashboardSt
 /** `GET /api/stats/countries`. */
 export function countryStats(deps: StatsDeps, user: UserIdentity): CountryStat[] {
   return CountryStatsSchema.parse(countryStatsOf(deps.model.figures(scopeOf(user))));
+}
+
+/** `GET /api/stats/breakdown`: the caller's scope's figures broken down (what reports are written from). */
+export function breakdown(deps: StatsDeps, user: UserIdentity): StatsBreakdown {
+  const scope = scopeOf(user);
+  return StatsBreakdownSchema.parse(breakdownOf(deps.model.figures(scope), scope ?? 'ALL', deps.now()));
 }
 
 /** `GET /api/admin/stats` (the caller is ADMIN: the route checks). */
