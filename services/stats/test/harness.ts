@@ -1,5 +1,4 @@
 import {
-  type AdminStats,
   AdminStatsSchema,
   type CaseRecord,
   type CountryStat,
