@@ -39,6 +39,7 @@ export default defineConfig({
       project('linking', './services/linking'),
       project('stats', './services/stats'),
       project('ingest', './services/ingest'),
+      project('report', './services/report'),
       project('gateway', './gateway'),
       // Whole journeys in a real browser: minutes are allowed, not 30 seconds.
       { test: { ...project('e2e', './frontends/e2e').test, testTimeout: 120_000 } },

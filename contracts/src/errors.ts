@@ -26,6 +26,8 @@ export const ERROR_CODES = {
   /** 409: the record changed since the editor read it (the edit is refused, not merged). */
   staleVersion: 'STALE_VERSION',
   internal: 'INTERNAL_ERROR',
+  /** 502: a server beyond NRAD (the AI model's) failed the request; the message says how. */
+  upstream: 'UPSTREAM_ERROR',
   unavailable: 'SERVICE_UNAVAILABLE',
 } as const;
 export type ErrorCode = (typeof ERROR_CODES)[keyof typeof ERROR_CODES];

@@ -52,6 +52,7 @@ export function createGateway({ config, redis, logger }: GatewayDeps) {
     linking: config.LINKING_URL,
     stats: config.STATS_URL,
     ingest: config.INGEST_URL,
+    report: config.REPORT_URL,
   };
   const addressLimits = { registrations: config.REGISTER_IP_MAX_PER_HOUR };
   const auth = createAuthClient({ baseUrl: config.AUTH_URL, identitySecret: config.IDENTITY_SECRET });

@@ -50,8 +50,11 @@ export const GatewayConfigSchema = z.object({
   REGISTER_IP_MAX_PER_HOUR: z.coerce.number().int().positive().default(100),
   /** Take the client address from X-Forwarded-For (only behind a proxy you trust). */
   TRUST_PROXY: env.bool(false),
-  /** How long a service may take to answer a proxied request. */
-  UPSTREAM_TIMEOUT_MS: z.coerce.number().int().positive().default(120_000),
+  /**
+   * How long a service may take to answer a proxied request (longer than the 120 s a report
+   * request waits for its job before it answers 202).
+   */
+  UPSTREAM_TIMEOUT_MS: z.coerce.number().int().positive().default(130_000),
   /** Where the built frontends are (`<dir>/shell/dist`, `<dir>/<remote>/dist`). */
   FRONTENDS_DIR: z.string().min(1).default('frontends'),
   /** Remotes served from elsewhere than this gateway, or moved (see frontends.ts). */
@@ -61,6 +64,7 @@ export const GatewayConfigSchema = z.object({
   LINKING_URL: env.url(),
   STATS_URL: env.url(),
   INGEST_URL: env.url(),
+  REPORT_URL: env.url(),
 });
 export type GatewayConfig = z.output<typeof GatewayConfigSchema>;
 

@@ -3,7 +3,7 @@
  * pattern that matches wins, so specific paths come before the general ones of the same prefix.
  * The gateway's own paths (login, logout, user, health) are handled before this table is read.
  */
-export type ServiceName = 'auth' | 'records' | 'linking' | 'stats' | 'ingest';
+export type ServiceName = 'auth' | 'records' | 'linking' | 'stats' | 'ingest' | 'report';
 
 export interface RouteRule {
   pattern: RegExp;
@@ -28,7 +28,11 @@ export const ROUTES: readonly RouteRule[] = [
   { pattern: /^\/api\/records\/(deleted|search)$/, service: 'records' },
   { pattern: /^\/api\/records\/[^/]+(\/restore)?$/, service: 'records' },
   { pattern: /^\/api\/admin\/records$/, service: 'records' },
-  { pattern: /^\/api\/stats(\/countries)?$/, service: 'stats' },
+  { pattern: /^\/api\/stats(\/countries|\/breakdown)?$/, service: 'stats' },
+  { pattern: /^\/api\/links\/summary$/, service: 'linking' },
+  { pattern: /^\/api\/generate-report$/, service: 'report' },
+  { pattern: /^\/api\/reports(\/jobs)?(\/[^/]+)?$/, service: 'report' },
+  { pattern: /^\/api\/reports\/[^/]+\/markdown$/, service: 'report' },
   { pattern: /^\/api\/admin\/stats$/, service: 'stats' },
   { pattern: /^\/api\/dropdown-options\/[^/]+$/, service: 'records' },
 ];

@@ -1,5 +1,5 @@
 /**
- * The services of the gateway's tests, without vitest: auth, records, linking, stats and ingest on real ports
+ * The services of the gateway's tests, without vitest: auth, records, linking, stats, ingest and report on real ports
  * and gateways in front of them, in a namespace the caller gives and closes (stack.ts wraps it for
  * test files; serve-stack.ts runs it in a process of its own for tests in a browser environment).
  */
@@ -12,6 +12,8 @@ import { createApp as createLinkingApp } from '@nrad/linking-service/app';
 import { linkingTestConfig } from '@nrad/linking-service/test-support';
 import { createApp as createRecordsApp } from '@nrad/records-service/app';
 import { recordsTestConfig } from '@nrad/records-service/test-support';
+import { createApp as createReportApp } from '@nrad/report-service/app';
+import { reportTestConfig } from '@nrad/report-service/test-support';
 import { closeServer, connectBus, connectMongo, createLogger, listen } from '@nrad/service-kit';
 import { createApp as createStatsApp } from '@nrad/stats-service/app';
 import { statsTestConfig } from '@nrad/stats-service/test-support';
@@ -84,6 +86,18 @@ export async function createAuthStack(t: TestNamespace) {
   const ingestDb = await connectMongo({ url: ingestConfig.MONGO_URL, dbName: ingestConfig.MONGO_DB });
   const ingest = await createIngestApp({ config: ingestConfig, db: ingestDb, logger });
   const ingestServer = await listen(ingest.app, 0, '127.0.0.1');
+  const reportConfig = reportTestConfig({
+    identitySecret: IDENTITY_SECRET,
+    mongoUrl: t.mongoUrl,
+    redisUrl: t.redisUrl,
+    statsUrl: `http://127.0.0.1:${statsServer.port}`,
+    linkingUrl: `http://127.0.0.1:${linkingServer.port}`,
+    dbName: t.db('report'),
+    queuePrefix: `${t.redisPrefix}bull`,
+  });
+  const reportDb = await connectMongo({ url: reportConfig.MONGO_URL, dbName: reportConfig.MONGO_DB });
+  const report = await createReportApp({ config: reportConfig, db: reportDb, logger });
+  const reportServer = await listen(report.app, 0, '127.0.0.1');
   const redis = new Redis(t.redisUrl);
   const closers: Array<() => unknown> = [];
 
@@ -99,6 +113,7 @@ export async function createAuthStack(t: TestNamespace) {
       LINKING_URL: `http://127.0.0.1:${linkingServer.port}`,
       STATS_URL: `http://127.0.0.1:${statsServer.port}`,
       INGEST_URL: `http://127.0.0.1:${ingestServer.port}`,
+      REPORT_URL: `http://127.0.0.1:${reportServer.port}`,
       TRUST_PROXY: 'true',
       ...overrides,
     });
@@ -115,12 +130,21 @@ export async function createAuthStack(t: TestNamespace) {
     await linkingServer.close();
     await statsServer.close();
     await ingestServer.close();
+    await reportServer.close();
     await ingest.stop();
+    await report.stop();
     await linking.stop();
     await stats.stop();
     await records.stop();
     await bus.nc.close();
-    await Promise.all([db.close(), recordsDb.close(), linkingDb.close(), statsDb.close(), ingestDb.close()]);
+    await Promise.all([
+      db.close(),
+      recordsDb.close(),
+      linkingDb.close(),
+      statsDb.close(),
+      ingestDb.close(),
+      reportDb.close(),
+    ]);
   };
 
   return {

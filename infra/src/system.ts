@@ -11,7 +11,18 @@ interface Shared extends InfraUrls {
   adminEmail: string;
   adminPassword: string;
   logLevel: string;
+  /** The operator's OPENAI_* variables (the report service's model; none: the template). */
+  openAi: Record<string, string>;
 }
+
+/** The variables of the report service's model, as the operator set them. */
+export const OPENAI_VARIABLES = [
+  'OPENAI_MODEL',
+  'OPENAI_API_KEY',
+  'OPENAI_BASE_URL',
+  'OPENAI_TIMEOUT_SECONDS',
+  'OPENAI_MAX_RETRIES',
+] as const;
 
 /**
  * The deployables `npm start` runs, in start order (the gateway last). Each later service adds an
@@ -60,6 +71,18 @@ export const SERVICES: ReadonlyArray<{
       REDIS_URL: s.redisUrl,
       RECORDS_URL: urls.RECORDS_URL as string,
       IDENTITY_SECRET: s.identitySecret,
+    }),
+  },
+  {
+    name: 'report',
+    entry: 'services/report/dist/main.js',
+    env: (s, urls) => ({
+      MONGO_URL: s.mongoUrl,
+      REDIS_URL: s.redisUrl,
+      STATS_URL: urls.STATS_URL as string,
+      LINKING_URL: urls.LINKING_URL as string,
+      IDENTITY_SECRET: s.identitySecret,
+      ...s.openAi,
     }),
   },
 ];
@@ -130,6 +153,9 @@ export async function startSystem(options: SystemOptions): Promise<RunningSystem
     adminEmail: options.adminEmail,
     adminPassword,
     logLevel: options.logLevel ?? 'info',
+    openAi: Object.fromEntries(
+      OPENAI_VARIABLES.flatMap((name) => (options.env?.[name] ? [[name, options.env[name] as string]] : [])),
+    ),
   };
 
   const launch = async (

@@ -187,6 +187,16 @@ describe('npm start', () => {
     }
     expect(counts).toEqual({ bpsRecords: 1, fiaRecords: 1, cusRecords: 1 });
 
+    // A report without a model configured: written from the template, which says so, over every agency.
+    expect(first.output()).toContain('Reports: written from a template (no AI model configured');
+    const report = await admin.post('/api/generate-report', { parameters: 'Year in review' });
+    expect(report.status).toBe(200);
+    expect(report.body).toMatchObject({ model: 'template' });
+    expect(report.body.report).toMatch(/^> \*\*Written from a template, not by AI\.\*\*/);
+    expect(report.body.report).toContain('- Records: 3');
+    expect(report.body.report).toContain('| BPS – CUS | 1 | 1 | 0 |');
+    expect((await admin.get('/api/reports')).body).toMatchObject({ total: 1, items: [{ id: report.body.id }] });
+
     // Lockout: five failures lock the account, even against the right password.
     const victim = users.CUS as { email: string; password: string };
     const statuses: number[] = [];

@@ -4,8 +4,9 @@ import { screen, waitFor, within } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { createRecord, createRecords, deleteRecord } from '../../shared/test/records-api.ts';
-import { openAt, renderScreen, signedInAs } from '../../shared/test/render.tsx';
+import { openAt, renderScreen, signedInAs, toastText } from '../../shared/test/render.tsx';
 import Dashboard, { NO_COUNTRIES_TEXT } from './Dashboard.tsx';
+import { REPORT_TEXTS } from './GenerateReport.tsx';
 
 let url = '';
 beforeAll(async () => {
@@ -41,6 +42,8 @@ describe('Dashboard', () => {
     expect(await screen.findByText(NO_COUNTRIES_TEXT)).toBeInTheDocument();
     expect(await screen.findByText('No records found')).toBeInTheDocument();
     expect(screen.getByText('Global Incident Distribution')).toBeInTheDocument();
+    // The Generate Report card (GenerateReport.test.tsx tests it against a scripted report API).
+    expect(screen.getByRole('button', { name: 'Generate Report' })).toBeEnabled();
   });
 
   it('counts the agency’s records, lists its top countries and its five newest records', async () => {
@@ -100,5 +103,46 @@ describe('Dashboard', () => {
     expect([...fills].filter((f) => /^rgb\((?!0,0,0)/.test(f ?? ''))).toHaveLength(2);
     await user.click(within(first).getByText('Newest Case'));
     expect(window.location.pathname).toBe(`/record/${newest.id}`);
+  });
+
+  it('generates a report through the real services (no model: the template) and lists it', async () => {
+    const person = await signedInAs('BPS');
+    await createRecord({ suspectName: 'Report Case', internationalNexus: true, country: 'Chile' });
+    await statsReach(1);
+    const user = userEvent.setup();
+    renderScreen(<Dashboard />);
+    const card = await screen.findByTestId('generate-report');
+    expect(await screen.findByText(REPORT_TEXTS.noReports)).toBeInTheDocument();
+    await user.type(within(card).getByLabelText('Parameters (optional)'), 'International cases');
+    await user.click(within(card).getByRole('button', { name: 'Generate Report' }));
+    expect(await within(card).findByText(REPORT_TEXTS.runningDetail)).toBeInTheDocument();
+
+    expect(await within(card).findByRole('heading', { name: 'Generated Report' }, { timeout: 20_000 })).toBeVisible();
+    await waitFor(() => expect(toastText(REPORT_TEXTS.generated)).toBeDefined());
+    expect(screen.getByTestId('report-meta')).toHaveTextContent(REPORT_TEXTS.template);
+    const text = screen.getByTestId('report-text');
+    // The Markdown renderer is a chunk of its own, loaded with the first report shown.
+    expect(await within(text).findByRole('heading', { level: 1 }, { timeout: 10_000 })).toHaveTextContent(
+      'Bermuda Police Service',
+    );
+    expect(text.querySelector('blockquote')).toHaveTextContent(/template/i);
+
+    // The Markdown download is the same text, as an attachment.
+    const href = screen.getByRole('link', { name: 'Download Markdown' }).getAttribute('href') ?? '';
+    const download = await fetch(href, { credentials: 'include' });
+    expect(download.status).toBe(200);
+    expect(download.headers.get('content-type')).toMatch(/^text\/markdown/);
+    expect(download.headers.get('content-disposition')).toMatch(/^attachment/);
+    expect(await download.text()).toMatch(/^> \*\*Written from a template/);
+
+    // The list is read again: the new report, by the person who asked for it.
+    const list = screen.getByTestId('earlier-reports');
+    await waitFor(() => expect(list.querySelectorAll('tbody tr.ant-table-row')).toHaveLength(1));
+    const row = list.querySelector('tbody tr.ant-table-row') as HTMLElement;
+    expect([...row.children].slice(1).map((c) => c.textContent)).toEqual([
+      person.name,
+      'Template',
+      'International cases',
+    ]);
   });
 });

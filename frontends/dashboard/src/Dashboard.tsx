@@ -15,6 +15,7 @@ import { Card, Table, Typography } from '@nrad/shared/ui';
 import { useQuery } from '@tanstack/react-query';
 import { Component, lazy, type ReactNode, Suspense } from 'react';
 import { useLocation } from 'wouter';
+import GenerateReport from './GenerateReport.tsx';
 
 /** SPEC §9: the dashboard shows 5 recent records and the top 10 countries. */
 export const RECENT_RECORDS = 5;
@@ -52,7 +53,10 @@ function StatCard({ title, value, testId }: { title: string; value: ReactNode; t
   );
 }
 
-/** SPEC §2 Dashboard (/ and /dashboard): the agency's figures, its incidents on a world map, its recent records. */
+/**
+ * SPEC §2 Dashboard (/ and /dashboard): the agency's figures, its incidents on a world map, its
+ * recent records, and the Generate Report card with the agency's earlier reports.
+ */
 export default function Dashboard() {
   const [, navigate] = useLocation();
   const { user } = useCurrentUser();
@@ -130,6 +134,7 @@ export default function Dashboard() {
           ]}
         />
       </Card>
+      <GenerateReport />
     </Flex>
   );
 }

@@ -25,6 +25,21 @@ export function formatMoment(value: string | null | undefined, fallback = ''): s
   return Number.isNaN(time) ? fallback : localDate.format(new Date(time));
 }
 
+const localDateTime = new Intl.DateTimeFormat('en-US', {
+  year: 'numeric',
+  month: '2-digit',
+  day: '2-digit',
+  hour: 'numeric',
+  minute: '2-digit',
+});
+
+/** A moment to the minute (a report written), local: `11/24/2026, 4:05 PM`; `fallback` when missing. */
+export function formatDateTime(value: string | null | undefined, fallback = ''): string {
+  if (!value) return fallback;
+  const time = Date.parse(value);
+  return Number.isNaN(time) ? fallback : localDateTime.format(new Date(time));
+}
+
 /** The sum of amounts given as decimal strings, exact (in cents), as a decimal string. */
 export function sumAmounts(...amounts: Array<string | null | undefined>): string {
   let cents = 0;

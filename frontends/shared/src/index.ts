@@ -11,11 +11,12 @@ export {
   themeTokens,
   useFontSize,
 } from './font-size.tsx';
-export { formatDate, formatMoment, formatUsd, sumAmounts } from './format.ts';
+export { formatDate, formatDateTime, formatMoment, formatUsd, sumAmounts } from './format.ts';
 export { useMounted } from './mounted.ts';
 export { ORGANIZATION_COLORS, organizationColor, organizationName } from './organizations.ts';
 export { createQueryClient, defaultQueryFn } from './query.ts';
 export * from './record-ui.tsx';
 export * from './records.ts';
+export * from './reports.ts';
 export { TOAST_SECONDS, type Toast, ToastProvider, useToast } from './toast.tsx';
 export * from './ui-core.ts';

@@ -2,7 +2,7 @@ import { act, render, screen } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import { describe, expect, it } from 'vitest';
 import { FONT_SIZE_KEY, FontSizeProvider, storedFontSize, useFontSize } from './font-size.tsx';
-import { formatDate, formatMoment, formatUsd, sumAmounts } from './format.ts';
+import { formatDate, formatDateTime, formatMoment, formatUsd, sumAmounts } from './format.ts';
 import { organizationColor, organizationName } from './organizations.ts';
 
 describe('formatting', () => {
@@ -23,6 +23,9 @@ describe('formatting', () => {
     expect(formatMoment(null, 'N/A')).toBe('N/A');
     expect(formatMoment('garbage', 'N/A')).toBe('N/A');
     expect(formatMoment('2026-11-23T12:00:00.000Z')).toMatch(/^11\/2[34]\/2026$/);
+    expect(formatDateTime('2026-11-23T12:00:00.000Z')).toMatch(/^11\/2[34]\/2026, \d{1,2}:\d{2}\s(AM|PM)$/);
+    expect(formatDateTime(null, 'N/A')).toBe('N/A');
+    expect(formatDateTime('garbage')).toBe('');
   });
 
   it('adds amounts exactly, in cents', () => {

@@ -1,6 +1,7 @@
 // `npm start`: installs what is missing, builds, and runs the whole system on embedded defaults until
 // Ctrl-C. Honors GATEWAY_PORT, GATEWAY_HOST, ADMIN_EMAIL, ADMIN_PASSWORD, NRAD_DATA_DIR and, to use
-// servers of your own, MONGO_URL, NATS_URL, REDIS_URL.
+// servers of your own, MONGO_URL, NATS_URL, REDIS_URL; for reports written by a model, OPENAI_MODEL,
+// OPENAI_API_KEY and OPENAI_BASE_URL.
 import path from 'node:path';
 import { dataDir, REPO_ROOT } from '../paths.ts';
 import { prepareLocalSystem } from '../prepare.ts';
@@ -31,6 +32,11 @@ try {
       (system.admin.generated
         ? `  (generated once; kept in ${path.relative(REPO_ROOT, path.join(dir, 'secrets.json'))})`
         : ''),
+  );
+  say(
+    env.OPENAI_MODEL
+      ? `Reports: written by the model ${env.OPENAI_MODEL}${env.OPENAI_BASE_URL ? ` at ${env.OPENAI_BASE_URL}` : ''}`
+      : 'Reports: written from a template (no AI model configured; set OPENAI_MODEL, OPENAI_API_KEY or OPENAI_BASE_URL)',
   );
   say(`Data: ${dir}   Logs: ${system.logsDir}   Stop: Ctrl-C`);
 

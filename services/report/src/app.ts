@@ -1,0 +1,80 @@
+import { createServiceApp, type Logger, mongoReadiness } from '@nrad/service-kit';
+import type { Connection } from 'mongoose';
+import type { ReportConfig } from './config.ts';
+import { type FiguresApi, figuresClient } from './data/figures-client.ts';
+import { type ReportWriter, writerFor } from './data/model.ts';
+import { ReportStore } from './data/reports.ts';
+import { apiRoutes } from './http/routes.ts';
+import { reportQueue, reportWorker } from './jobs/queue.ts';
+import { type ReportDeps, writeReport } from './use-cases/reports.ts';
+
+export interface ReportAppDeps {
+  config: ReportConfig;
+  db: Connection;
+  logger: Logger;
+  /** The stats and linking services (their HTTP client unless a test gives another). */
+  figures?: FiguresApi;
+  /** Who writes reports (by default the model OPENAI_MODEL names, or the template). */
+  writer?: ReportWriter;
+  now?: () => Date;
+}
+
+/**
+ * Builds the report service: its store, the `report` queue, the worker (unless REPORT_WORKER is
+ * false) and the routes. `stop()` closes the worker (letting its current jobs end or lapse) and
+ * the queue; the caller closes the database.
+ */
+export async function createApp({ config, db, logger, figures, writer, now }: ReportAppDeps) {
+  const store = new ReportStore(db);
+  await store.init();
+  const queue = reportQueue({
+    redisUrl: config.REDIS_URL,
+    name: config.REPORT_QUEUE,
+    prefix: config.REPORT_QUEUE_PREFIX,
+    attempts: config.REPORT_ATTEMPTS,
+  });
+  const deps: ReportDeps = {
+    config,
+    store,
+    figures: figures ?? figuresClient({ stats: config.STATS_URL, linking: config.LINKING_URL }, config.IDENTITY_SECRET),
+    writer: writer ?? writerFor(config),
+    queue,
+    logger,
+    now: now ?? (() => new Date()),
+  };
+  const worker = config.REPORT_WORKER
+    ? reportWorker(
+        {
+          redisUrl: config.REDIS_URL,
+          name: config.REPORT_QUEUE,
+          prefix: config.REPORT_QUEUE_PREFIX,
+          concurrency: config.REPORT_CONCURRENCY,
+          lockMs: config.REPORT_LOCK_MS,
+          logger,
+        },
+        (job) => writeReport(deps, job),
+      )
+    : undefined;
+  logger.info({ writer: deps.writer.model, worker: config.REPORT_WORKER }, 'report writer');
+
+  const app = createServiceApp({
+    name: 'report',
+    logger,
+    identitySecret: config.IDENTITY_SECRET,
+    readiness: {
+      mongo: mongoReadiness(db),
+      redis: () => queue.ping(),
+    },
+  });
+  const api = apiRoutes(deps);
+  app.use(api.routes()).use(api.allowedMethods());
+
+  return {
+    app,
+    deps,
+    async stop() {
+      await worker?.close();
+      await queue.close();
+    },
+  };
+}

@@ -1,0 +1,102 @@
+import type { ReportStage, UserIdentity } from '@nrad/contracts';
+import type { Logger } from '@nrad/service-kit';
+import { type Job, Queue, QueueEvents, Worker } from 'bullmq';
+import { Redis } from 'ioredis';
+
+/** What a job carries: the report's id (also the job's), who asked and what for. Never figures. */
+export interface ReportJobData {
+  reportId: string;
+  requester: UserIdentity;
+  parameters: string | null;
+}
+
+/** What a finished job returns: the id of the stored report. */
+export interface ReportJobResult {
+  reportId: string;
+}
+
+/** A job's progress as the worker reports it. */
+export interface ReportProgress {
+  stage: ReportStage;
+}
+
+export interface QueueOptions {
+  redisUrl: string;
+  name: string;
+  prefix: string;
+  attempts: number;
+}
+
+/** A Redis connection as BullMQ needs it (commands wait for a reconnect instead of failing). */
+function bullConnection(url: string): Redis {
+  return new Redis(url, { maxRetriesPerRequest: null, enableReadyCheck: true });
+}
+
+/**
+ * The `report` queue and its events (a job's end arrives at once, no polling). A job's id is its
+ * report's id, so a job retried after a crash stores the same report once.
+ */
+export function reportQueue(options: QueueOptions) {
+  const connection = bullConnection(options.redisUrl);
+  const queue = new Queue<ReportJobData, ReportJobResult>(options.name, {
+    connection,
+    prefix: options.prefix,
+    defaultJobOptions: {
+      attempts: options.attempts,
+      backoff: { type: 'exponential', delay: 2000 },
+      // A finished job is looked up for its state for a day; the report itself is in the store.
+      removeOnComplete: { age: 24 * 3600, count: 10_000 },
+      removeOnFail: { age: 7 * 24 * 3600, count: 10_000 },
+    },
+  });
+  const events = new QueueEvents(options.name, {
+    connection: bullConnection(options.redisUrl),
+    prefix: options.prefix,
+  });
+  return {
+    queue,
+    events,
+    add: (data: ReportJobData) => queue.add('report', data, { jobId: data.reportId }),
+    get: (jobId: string) => queue.getJob(jobId) as Promise<Job<ReportJobData, ReportJobResult> | undefined>,
+    /** Whether Redis answers (readiness). */
+    async ping() {
+      if ((await connection.ping()) !== 'PONG') throw new Error('no PONG');
+    },
+    async close() {
+      await events.close();
+      await queue.close();
+      connection.disconnect();
+    },
+  };
+}
+export type ReportQueue = ReturnType<typeof reportQueue>;
+
+/**
+ * The worker: runs `process` for each job, `concurrency` at a time. A job whose worker died is
+ * taken up again once its lock lapses (`lockMs`).
+ */
+export function reportWorker(
+  options: Omit<QueueOptions, 'attempts'> & { concurrency: number; lockMs: number; logger: Logger },
+  process: (job: Job<ReportJobData, ReportJobResult>) => Promise<ReportJobResult>,
+) {
+  const connection = bullConnection(options.redisUrl);
+  const worker = new Worker<ReportJobData, ReportJobResult>(options.name, process, {
+    connection,
+    prefix: options.prefix,
+    concurrency: options.concurrency,
+    lockDuration: options.lockMs,
+    stalledInterval: options.lockMs,
+    maxStalledCount: 2,
+  });
+  worker.on('failed', (job, err) =>
+    options.logger.warn({ jobId: job?.id, attempts: job?.attemptsMade, reason: err.message }, 'report job failed'),
+  );
+  worker.on('error', (err) => options.logger.error({ err }, 'report worker error'));
+  return {
+    worker,
+    async close() {
+      await worker.close();
+      connection.disconnect();
+    },
+  };
+}

@@ -1,0 +1,162 @@
+import {
+  type GeneratedReport,
+  GenerateReportSchema,
+  ObjectIdSchema,
+  type Report,
+  type ReportFigures,
+  ReportFiguresSchema,
+  type ReportJob,
+  type ReportList,
+  ReportPageQuerySchema,
+  type UserIdentity,
+} from '@nrad/contracts';
+import { type Logger, notFound, parse } from '@nrad/service-kit';
+import { type Job, UnrecoverableError } from 'bullmq';
+import { Types } from 'mongoose';
+import type { ReportConfig } from '../config.ts';
+import { type FiguresApi, FiguresUnavailableError } from '../data/figures-client.ts';
+import { ModelError, type ReportWriter } from '../data/model.ts';
+import { newReportId, type ReportDoc, type ReportStore, reportOf, summaryOf } from '../data/reports.ts';
+import type { ReportJobData, ReportJobResult, ReportProgress, ReportQueue } from '../jobs/queue.ts';
+
+export interface ReportDeps {
+  config: ReportConfig;
+  store: ReportStore;
+  figures: FiguresApi;
+  writer: ReportWriter;
+  queue: ReportQueue;
+  logger: Logger;
+  now: () => Date;
+}
+
+export const REPORT_NOT_FOUND = 'Report not found';
+export const JOB_NOT_FOUND = 'Report job not found';
+/** A failure whose cause is not one we can name to the user (the log has it). */
+export const REPORT_FAILED = 'The report could not be written';
+
+/** Whose records a user's report covers: their agency's; ADMIN's covers every agency. */
+export const scopeOf = (user: UserIdentity): ReportFigures['scope'] =>
+  user.organization === 'ADMIN' ? 'ALL' : user.organization;
+
+/** Queues a report for `user`; resolves its job id (which is also the report's id). */
+export async function requestReport(deps: ReportDeps, user: UserIdentity, body: unknown): Promise<string> {
+  const { parameters } = parse(GenerateReportSchema, body ?? {});
+  const reportId = newReportId().toHexString();
+  await deps.queue.add({ reportId, requester: user, parameters });
+  deps.logger.info({ reportId, organization: user.organization }, 'report queued');
+  return reportId;
+}
+
+/** The stored report of a job, as `POST /api/generate-report` answers it. */
+function generatedOf(doc: ReportDoc): GeneratedReport {
+  return { report: doc.report, id: doc._id.toHexString(), createdAt: doc.createdAt.toISOString(), model: doc.model };
+}
+
+/** Thrown by `resultWithin` for a job that failed: its message is fit to show. */
+export class ReportFailedError extends Error {
+  override name = 'ReportFailedError';
+}
+
+/**
+ * Waits up to `ms` for a job's report. Resolves undefined if it is not done by then; throws
+ * ReportFailedError if the job failed for good.
+ */
+export async function resultWithin(deps: ReportDeps, jobId: string, ms: number): Promise<GeneratedReport | undefined> {
+  const job = await deps.queue.get(jobId);
+  if (!job) throw new Error(`report job ${jobId} vanished`);
+  try {
+    await job.waitUntilFinished(deps.queue.events, ms);
+  } catch {
+    // A failure or the wait's end: the job's state says which.
+  }
+  const state = await job.getState();
+  if (state === 'failed') throw new ReportFailedError((await deps.queue.get(jobId))?.failedReason || REPORT_FAILED);
+  if (state !== 'completed') return undefined;
+  const doc = await deps.store.get(new Types.ObjectId(jobId));
+  if (!doc) throw new Error(`report ${jobId} completed but is not stored`);
+  return generatedOf(doc);
+}
+
+const STATES: Record<string, ReportJob['state']> = { active: 'active', completed: 'completed', failed: 'failed' };
+
+/** A report job as its requester's organization sees it; another organization's is not found. */
+export async function jobOf(deps: ReportDeps, user: UserIdentity, jobId: string): Promise<ReportJob> {
+  const job = ObjectIdSchema.safeParse(jobId).success ? await deps.queue.get(jobId) : undefined;
+  if (!job || job.data.requester.organization !== user.organization) throw notFound(JOB_NOT_FOUND);
+  const state = STATES[await job.getState()] ?? 'queued';
+  const progress = job.progress as Partial<ReportProgress> | undefined;
+  const stage = state === 'completed' ? 'done' : state === 'failed' ? 'failed' : (progress?.stage ?? 'queued');
+  const doc = state === 'completed' ? await deps.store.get(new Types.ObjectId(jobId)) : null;
+  return {
+    jobId,
+    state,
+    stage,
+    ...(doc ? { result: generatedOf(doc) } : {}),
+    ...(state === 'failed' ? { error: job.failedReason || REPORT_FAILED } : {}),
+  };
+}
+
+/** The caller's scope's figures, from the services that own them, asked as the caller. */
+export async function collectFigures(deps: ReportDeps, user: UserIdentity): Promise<ReportFigures> {
+  const [stats, links] = await Promise.all([deps.figures.breakdown(user), deps.figures.links(user)]);
+  return ReportFiguresSchema.parse({ scope: scopeOf(user), collectedAt: deps.now().toISOString(), stats, links });
+}
+
+/**
+ * The worker's job: collects the figures, has the writer (a model or the template) write the
+ * report and stores it. Idempotent: a report already stored under the job's id is kept. A failure
+ * that another attempt may not mend (a refused key, an unknown model, a timeout) ends the job at
+ * once (UnrecoverableError); its message, stored as the job's reason, is fit to show.
+ */
+export async function writeReport(
+  deps: ReportDeps,
+  job: Pick<Job<ReportJobData, ReportJobResult>, 'data' | 'updateProgress'>,
+): Promise<ReportJobResult> {
+  const { reportId, requester, parameters } = job.data;
+  const _id = new Types.ObjectId(reportId);
+  if (await deps.store.get(_id)) return { reportId };
+  try {
+    await job.updateProgress({ stage: 'collecting figures' } satisfies ReportProgress);
+    const figures = await collectFigures(deps, requester);
+    await job.updateProgress({ stage: 'writing' } satisfies ReportProgress);
+    const report = await deps.writer.write(figures, parameters);
+    await deps.store.save({
+      _id,
+      organization: requester.organization,
+      createdBy: { id: requester.userId, name: requester.name },
+      createdAt: deps.now(),
+      parameters,
+      model: deps.writer.model,
+      report,
+      figures,
+      jobId: reportId,
+    });
+    deps.logger.info({ reportId, model: deps.writer.model, chars: report.length }, 'report written');
+    return { reportId };
+  } catch (err) {
+    if (err instanceof ModelError) {
+      if (err.retry) throw new Error(err.message);
+      throw new UnrecoverableError(err.message);
+    }
+    if (err instanceof FiguresUnavailableError) throw new Error(`The figures could not be collected: ${err.message}`);
+    deps.logger.error({ err, reportId }, 'report not written');
+    throw new Error(REPORT_FAILED);
+  }
+}
+
+/** `GET /api/reports`: the caller's organization's reports, newest first, paged. */
+export async function listReports(deps: ReportDeps, user: UserIdentity, query: unknown): Promise<ReportList> {
+  const { limit, offset } = parse(ReportPageQuerySchema, query);
+  const { items, total } = await deps.store.list(user.organization, limit, offset);
+  return { items: items.map(summaryOf), total };
+}
+
+/** `GET /api/reports/{id}`: one of the caller's organization's reports; any other id is not found. */
+export async function getReport(deps: ReportDeps, user: UserIdentity, id: string): Promise<Report> {
+  const doc = ObjectIdSchema.safeParse(id).success ? await deps.store.get(new Types.ObjectId(id)) : null;
+  if (!doc || doc.organization !== user.organization) throw notFound(REPORT_NOT_FOUND);
+  return reportOf(doc);
+}
+
+/** The file name of a report's Markdown download. */
+export const markdownFileName = (report: Report) => `nrad-report-${report.createdAt.slice(0, 10)}-${report.id}.md`;
