@@ -64,12 +64,18 @@ export class ReportFailedError extends Error {
 export async function resultWithin(deps: ReportDeps, jobId: string, ms: number): Promise<GeneratedReport | undefined> {
   const job = await deps.queue.get(jobId);
   if (!job) throw new Error(`report job ${jobId} vanished`);
-  try {
-    await job.waitUntilFinished(deps.queue.events, ms);
-  } catch {
-    // A failure or the wait's end: the job's state says which.
+  const deadline = Date.now() + ms;
+  let state = await job.getState();
+  // The job's end arrives as an event; the state is read again at least every second, in case the
+  // event came before the queue's event reader had started (right after the service started).
+  while (state !== 'completed' && state !== 'failed' && Date.now() < deadline) {
+    try {
+      await job.waitUntilFinished(deps.queue.events, Math.min(1000, deadline - Date.now()));
+    } catch {
+      // A failure or the wait's end: the job's state says which.
+    }
+    state = await job.getState();
   }
-  const state = await job.getState();
   if (state === 'failed') throw new ReportFailedError((await deps.queue.get(jobId))?.failedReason || REPORT_FAILED);
   if (state !== 'completed') return undefined;
   const doc = await deps.store.get(new Types.ObjectId(jobId));
