@@ -2,20 +2,23 @@
  * The dashboard in Chromium against the real system (issue 7): an agency without records sees
  * zeros and the empty states; after records in three countries the cards, the map's colours, its
  * tooltips and the top-country list agree with them; another agency's dashboard does not change.
+ * Generate Report (no model configured: the template writes it) shows the report as elements, lists
+ * it under Earlier Reports and serves its Markdown file, for that agency only.
  */
 import type { Page } from 'playwright-core';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { registerAll, shot, signedIn as signedInAs } from './helpers.ts';
+import { hold, registerAll, shot, signedIn as signedInAs, toast } from './helpers.ts';
 import { newPerson, startWebStack, type WebStack } from './web-stack.ts';
 
 let web: WebStack;
 const police = newPerson('BPS');
 const intelligence = newPerson('FIA');
+const customs = newPerson('CUS');
 const year = new Date().getUTCFullYear();
 
 beforeAll(async () => {
   web = await startWebStack();
-  await registerAll(web, [police, intelligence]);
+  await registerAll(web, [police, intelligence, customs]);
 });
 
 const signedIn = (person: ReturnType<typeof newPerson>) => signedInAs(web, person);
@@ -122,5 +125,157 @@ describe('the dashboard', () => {
     await other.getByText('No records found').waitFor();
     expect(await statText(other, 'stat-total')).toBe('Total Records0');
     expect(await other.getByTestId('top-country').count()).toBe(0);
+  });
+
+  it('generates a report (Markdown as elements, the request’s HTML as text), lists it and serves its file; Customs sees none', async () => {
+    const page = await signedIn(police);
+    await page.getByRole('heading', { name: 'Bermuda Police Service Records Overview' }).waitFor();
+    const origin = new URL(page.url()).origin;
+    const stamp = Date.now().toString(36);
+    for (const [i, country] of ['Brazil', 'Bermuda'].entries()) {
+      const created = await page.request.post('/api/records', {
+        headers: { origin },
+        data: {
+          incidentNumber: `REPORT-${stamp}-${i}`,
+          suspectName: `Report Person ${i}`,
+          suspectDob: '1970-01-01',
+          incidentDate: `${year}-02-03`,
+          caseAmount: '1000',
+          seizedAmount: '0',
+          confiscatedAmount: '0',
+          sourceOfRecord: 'Police Investigation',
+          internationalNexus: country !== 'Bermuda',
+          country,
+          cyberAssisted: false,
+        },
+      });
+      expect(created.status()).toBe(201);
+    }
+    // The police's records (this test's two, and any an earlier test made) as the records service counts them.
+    const listed = await page.request.get('/api/records?limit=1');
+    expect(listed.status()).toBe(200);
+    const total = Number(listed.headers()['x-total-count']);
+    expect(total).toBeGreaterThanOrEqual(2);
+    // The figures follow the events: reload until the stats service has counted them all.
+    for (let tries = 0; ; tries++) {
+      await page.goto('/');
+      await page.getByTestId('stat-total').getByText(/\d/).waitFor();
+      if ((await statText(page, 'stat-total')) === `Total Records${total}`) break;
+      if (tries > 40) throw new Error(`the dashboard says ${await statText(page, 'stat-total')}`);
+      await page.waitForTimeout(250);
+    }
+
+    const card = page.getByTestId('generate-report');
+    const earlier = page.getByTestId('earlier-reports');
+    await earlier.getByText('No reports yet').waitFor();
+    const parameters = 'Focus on <b>fraud</b>';
+    await card.getByLabel('Parameters (optional)').fill(parameters);
+    const today = () =>
+      page.evaluate(() =>
+        new Intl.DateTimeFormat('en-US', { year: 'numeric', month: '2-digit', day: '2-digit' }).format(new Date()),
+      );
+    const days = [await today()];
+
+    // Generate: the request is held at the browser until the running state is seen (no race).
+    const started = await hold(page, '**/api/generate-report*');
+    await card.getByRole('button', { name: 'Generate Report' }).click();
+    await card.getByRole('button', { name: 'Generating Report...' }).waitFor();
+    expect(await card.getByRole('button', { name: 'Generating Report...' }).isDisabled()).toBe(true);
+    const progress = card.getByRole('status').filter({ hasText: 'Generating report using AI analysis...' });
+    await progress.waitFor();
+    expect(await progress.getByTestId('report-stage').textContent()).toBe('Queued');
+    expect(await card.getByLabel('Parameters (optional)').isDisabled()).toBe(true);
+    await shot(page, 'dashboard-report-running');
+    // The job as the page reads it: accepted (202), then followed until it has the report.
+    const accepted = page.waitForResponse((r) => r.url().includes('/api/generate-report'));
+    const completed = page.waitForResponse(
+      async (r) => r.url().includes('/api/reports/jobs/') && r.ok() && (await r.json()).state === 'completed',
+    );
+    await started.release();
+    expect((await accepted).status()).toBe(202);
+    const { jobId } = (await (await accepted).json()) as { jobId: string };
+    const job = (await (await completed).json()) as { jobId: string; result: { id: string; report: string } };
+    expect(job.jobId).toBe(jobId);
+
+    // The report, rendered from its Markdown.
+    await toast(page, 'Report generated successfully').waitFor();
+    const shown = card.getByTestId('generated-report');
+    await shown.getByRole('heading', { name: 'Generated Report' }).waitFor();
+    const text = shown.getByTestId('report-text');
+    await text.locator('h1').waitFor();
+    expect(await text.locator('h1').allTextContents()).toEqual([
+      'Risk assessment report: Bermuda Police Service (BPS)',
+    ]);
+    expect(
+      await text
+        .locator('li')
+        .filter({ hasText: /^Records: / })
+        .allTextContents(),
+    ).toEqual([`Records: ${total}`]);
+    const notice = text.locator('blockquote');
+    expect(await notice.count()).toBe(1);
+    expect(await notice.textContent()).toContain('Written from a template, not by AI.');
+    expect(await notice.textContent()).toContain('No AI model is configured');
+    expect(await notice.locator('strong').textContent()).toBe('Written from a template, not by AI.');
+    expect(await text.locator('table').count()).toBeGreaterThanOrEqual(2);
+    expect(await text.locator('table').first().locator('th').first().textContent()).toBe('Month');
+    expect(
+      await text
+        .locator('table')
+        .filter({ has: page.locator('th', { hasText: /^Country$/ }) })
+        .locator('td')
+        .first()
+        .textContent(),
+    ).toBe('Brazil');
+    // The request's HTML is text: no <b> element anywhere came from it.
+    expect(await text.textContent()).toContain(parameters);
+    expect(await text.locator('b').count()).toBe(0);
+    expect(await page.locator('b', { hasText: 'fraud' }).count()).toBe(0);
+    expect(await shown.getByTestId('report-meta').textContent()).toContain(
+      'Written from a template (no AI model is configured)',
+    );
+    expect(await card.getByRole('button', { name: 'Generate Report' }).isEnabled()).toBe(true);
+    expect(await card.getByText('Generating report using AI analysis...').count()).toBe(0);
+
+    // Under Earlier Reports: today's, by this user, from the template, with the request as text.
+    const list = await page.request.get('/api/reports');
+    expect(list.status()).toBe(200);
+    const { items, total: reports } = (await list.json()) as { items: Array<{ id: string }>; total: number };
+    expect(reports).toBe(1);
+    const id = items[0]?.id ?? '';
+    expect(id).toBe(job.result.id);
+    const row = earlier.locator('tbody tr.ant-table-row');
+    await row.first().waitFor();
+    expect(await row.count()).toBe(1);
+    days.push(await today());
+    const cells = await row.locator('td').allTextContents();
+    expect(days.some((day) => cells[0]?.startsWith(`${day}, `))).toBe(true);
+    expect(cells.slice(1)).toEqual([police.name, 'Template', parameters]);
+    expect(await earlier.locator('b').count()).toBe(0);
+    await shot(page, 'dashboard-report');
+
+    // Download Markdown: the report's file, text/markdown, the very text shown.
+    const download = shown.getByRole('link', { name: 'Download Markdown' });
+    const href = await download.getAttribute('href');
+    expect(href).toBe(`/api/reports/${id}/markdown`);
+    expect(await download.getAttribute('download')).not.toBeNull();
+    const stored = await page.request.get(`/api/reports/${id}`);
+    expect(stored.status()).toBe(200);
+    const report = (await stored.json()) as { report: string; parameters: string | null; model: string };
+    expect(report).toMatchObject({ parameters, model: 'template' });
+    expect(report.report).toContain(`\n- Records: ${total}\n`);
+    const file = await page.request.get(href ?? '');
+    expect(file.status()).toBe(200);
+    expect(file.headers()['content-type']).toMatch(/^text\/markdown\b/);
+    expect(await file.text()).toBe(report.report);
+    expect(report.report).toBe(job.result.report);
+
+    // Customs: no earlier reports, and the police's report is not theirs to read.
+    const other = await signedIn(customs);
+    await other.getByRole('heading', { name: 'Customs Records Overview' }).waitFor();
+    await other.getByTestId('earlier-reports').getByText('No reports yet').waitFor();
+    expect(await other.getByTestId('earlier-reports').locator('tbody tr.ant-table-row').count()).toBe(0);
+    expect(((await (await other.request.get('/api/reports')).json()) as { total: number }).total).toBe(0);
+    expect((await other.request.get(`/api/reports/${id}/markdown`)).status()).toBe(404);
   });
 });
