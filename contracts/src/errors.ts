@@ -23,6 +23,8 @@ export const ERROR_CODES = {
   userExists: 'USER_EXISTS',
   /** 409: the incident number belongs to another record (the form shows it on that field). */
   incidentNumberTaken: 'INCIDENT_NUMBER_TAKEN',
+  /** 409: the two records are linked already (often by NRAD itself, moments after a save). */
+  alreadyLinked: 'ALREADY_LINKED',
   /** 409: the record changed since the editor read it (the edit is refused, not merged). */
   staleVersion: 'STALE_VERSION',
   internal: 'INTERNAL_ERROR',

@@ -1,9 +1,11 @@
 /**
  * The record screens in Chromium against the real system, two agencies side by side (issue 6):
  * BPS records an incident; FIA records the same suspect (a typo in the name) as a NAMLC referral,
- * checks for matches in the Bermuda Police Service, sees the match and why, saves, links, and the
- * Record Journey shows both agencies; edit; delete; Deleted Records; restore; search; another
- * agency's record is Record Not Found; dates are the same day in every time zone.
+ * checks for matches in the Bermuda Police Service, sees the match and why, saves, sees the match
+ * Linked by NRAD itself (nothing left for Link Records, no false success), and the Record Journey
+ * shows both agencies, the police record as text FIA may not open; edit; delete; Deleted Records;
+ * restore; search; another agency's record is Record Not Found; dates are the same day in every
+ * time zone.
  */
 import type { Page } from 'playwright-core';
 import { beforeAll, describe, expect, it } from 'vitest';
@@ -100,7 +102,7 @@ describe('records in two agencies', () => {
     expect(await page.getByLabel('Incident Number').inputValue()).toBe('');
   });
 
-  it('FIA finds the same suspect in the police records, saves, links, and sees the journey', async () => {
+  it('FIA finds the same suspect in the police records, saves, sees it Linked, and the journey as text', async () => {
     const page = await signedIn(fia);
     await page.goto('/records');
     await page.getByRole('heading', { name: 'Add New Record' }).waitFor();
@@ -134,10 +136,14 @@ describe('records in two agencies', () => {
 
     await page.getByRole('button', { name: 'Save Record' }).click();
     await toast(page, 'Record created successfully').waitFor();
-    // Matches present: the form stays, and linking is possible now.
+    // Matches present: the form stays. NRAD links the look-alike suspects of the two agencies by
+    // itself: the card says Linked, Link Records has nothing left to do, and no toast claims a link.
     expect(await page.getByLabel('Incident Number').inputValue()).toBe(`FIA-${stamp}-1`);
-    await panel.getByRole('button', { name: 'Link Records' }).click();
-    await toast(page, 'Records linked successfully').waitFor();
+    await panel.getByTestId('match').getByText('Linked', { exact: true }).waitFor({ timeout: 15_000 });
+    expect(await panel.getByRole('button', { name: 'Link Records' }).isDisabled()).toBe(true);
+    await panel.getByText('Already linked', { exact: true }).waitFor();
+    await panel.getByText(`BPS-${stamp}-1 was already linked to FIA-${stamp}-1`, { exact: false }).waitFor();
+    expect(await toast(page, 'Records linked successfully').count()).toBe(0);
     await shot(page, 'add-record-linked');
 
     // Find it and open its details.
@@ -155,8 +161,28 @@ describe('records in two agencies', () => {
     await journey.getByText(/% match$/).waitFor();
     await journey.getByText('Fraud').waitFor();
     await page.getByTestId('linked-organizations').getByText('BPS').waitFor();
+    // The police record is not FIA's to open: what the link discloses, as text, and no link.
+    const police = journey.getByTestId('journey-link');
+    await police.getByText(`BPS-${stamp}-1`, { exact: true }).waitFor();
+    await police.getByText('Only Bermuda Police Service can open this record', { exact: false }).waitFor();
+    for (const text of ['02/14/2025', '$12,500.00', '$2,000.50', 'Fraud']) {
+      await police.getByText(text, { exact: true }).waitFor();
+    }
+    expect(await police.locator('a').count()).toBe(0);
+    // Clicking the number goes nowhere (no Record Not Found behind it).
+    const fiaUrl = new URL(page.url()).pathname;
+    await police.getByText(`BPS-${stamp}-1`, { exact: true }).click();
+    await page.waitForTimeout(300);
+    expect(new URL(page.url()).pathname).toBe(fiaUrl);
+    expect(await page.getByText('Record Not Found').count()).toBe(0);
     await shot(page, 'record-details');
-    bpsRecordUrl = (await journey.getByRole('link', { name: `BPS-${stamp}-1` }).getAttribute('href')) ?? '';
+    // The police record's address, for the police user's steps below: the link names its id.
+    bpsRecordUrl = await page.evaluate(async (path) => {
+      const links = (await (await fetch(`/api${path.replace('/record/', '/records/')}/links`)).json()) as Array<{
+        linkedRecord: { id: string };
+      }>;
+      return `/record/${links[0]?.linkedRecord.id}`;
+    }, fiaUrl);
     expect(bpsRecordUrl).toMatch(/^\/record\/[0-9a-f]{24}$/);
   });
 

@@ -3,10 +3,10 @@ import { CHECK_MATCHES_MISSING_FIELDS } from '@nrad/contracts';
 import { spawnStack } from '@nrad/gateway/spawn-stack';
 import { fireEvent, screen, waitFor, within } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
-import { beforeAll, describe, expect, it } from 'vitest';
+import { afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { createRecord, incidentNumber } from '../../shared/test/records-api.ts';
 import { openAt, pick, renderScreen, signedInAs, toastText } from '../../shared/test/render.tsx';
-import AddRecord, { LINK_FIRST } from './AddRecord.tsx';
+import AddRecord, { ALREADY_LINKED_TITLE, alreadyLinkedText, LINK_FIRST } from './AddRecord.tsx';
 
 type User = ReturnType<typeof userEvent.setup>;
 const REFERRAL = 'Referral from NAMLC organization';
@@ -41,6 +41,10 @@ beforeAll(async () => {
     if (Date.now() > until) throw new Error('the police record was not indexed');
     await new Promise((resolve) => setTimeout(resolve, 200));
   }
+});
+
+afterEach(() => {
+  vi.restoreAllMocks();
 });
 
 const field = (label: string) => screen.getByLabelText(label) as HTMLInputElement;
@@ -209,14 +213,105 @@ describe('Add New Record', () => {
     expect(field('Incident Number')).toHaveValue(number);
     expect(screen.getByRole('button', { name: 'Save Record' })).toBeDisabled();
     expect(screen.getByText(`Record ${number} was saved.`)).toBeInTheDocument();
-    await user.click(await within(panel).findByRole('button', { name: 'Link Records' }));
-    await waitFor(() => expect(toastText('Records linked successfully')).toBeDefined());
+    // NRAD links the saved record to the police record by itself: the card says so, nothing is
+    // left to link, and no toast claims a link the user made.
+    await waitFor(() => expect(within(match).getByText('Linked')).toBeInTheDocument(), { timeout: 15_000 });
+    expect(within(panel).getByRole('button', { name: 'Link Records' })).toBeDisabled();
+    expect(within(match).getByRole('checkbox')).toBeDisabled();
+    expect(within(panel).getByText(ALREADY_LINKED_TITLE)).toBeInTheDocument();
+    expect(within(panel).getByText(alreadyLinkedText(1, number, police.incidentNumber))).toBeInTheDocument();
+    expect(toastText('Records linked successfully')).toBeUndefined();
 
     // Clear starts a new record.
     await user.click(screen.getByRole('button', { name: 'Clear' }));
     expect(field('Incident Number')).toHaveValue('');
     expect(screen.queryByTestId('match-panel')).toBeNull();
     expect(screen.getByRole('button', { name: 'Save Record' })).toBeEnabled();
+  });
+
+  /** Fills a record like the police one, checks the Bermuda Police Service and waits for the match. */
+  async function matched(user: User, number: string) {
+    await fill(user, {
+      incidentNumber: number,
+      suspectName: 'Desmond Outerbridge',
+      dob: '1977-08-21',
+      incidentDate: '2025-02-14',
+      caseAmount: '12500',
+    });
+    await pick(user, 'Source of Record', REFERRAL);
+    await pick(user, 'NAMLC Organization', 'Bermuda Police Service');
+    await user.click(screen.getByRole('button', { name: 'Check for Potential Matches' }));
+    await waitFor(() =>
+      expect(toastText('Found 1 potential matching record(s) in Bermuda Police Service')).toBeDefined(),
+    );
+    return within(screen.getByTestId('match-panel'));
+  }
+
+  it('marks a match Linked when the server answers "already linked", with no success toast', async () => {
+    // The screen's read of the saved record's links answers "none yet" (the auto-link not seen
+    // yet), so the click reaches the server for a pair NRAD has linked already: a 409.
+    const realFetch = globalThis.fetch;
+    vi.spyOn(globalThis, 'fetch').mockImplementation((input, init) => {
+      const url = typeof input === 'string' ? input : input instanceof URL ? input.href : input.url;
+      if (/\/api\/records\/[0-9a-f]{24}\/links$/.test(url) && (init?.method ?? 'GET') === 'GET') {
+        return Promise.resolve(new Response('[]', { status: 200, headers: { 'Content-Type': 'application/json' } }));
+      }
+      return realFetch(input, init);
+    });
+    const user = await shown();
+    const number = incidentNumber('FIA');
+    const panel = await matched(user, number);
+    await user.click(screen.getByRole('button', { name: 'Save Record' }));
+    await waitFor(() => expect(toastText('Record created successfully')).toBeDefined());
+    const button = await panel.findByRole('button', { name: 'Link Records' });
+    expect(button).toBeEnabled();
+    expect(panel.queryByText('Linked')).toBeNull();
+    // Wait (past the screen's view) until NRAD has linked the new record by itself.
+    const search = await realFetch('/api/records/search', {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json' },
+      body: JSON.stringify({ incidentNumber: number }),
+    });
+    const [saved] = (await search.json()) as CaseRecord[];
+    for (const until = Date.now() + 20_000; ; ) {
+      const links = (await (await realFetch(`/api/records/${saved?.id}/links`)).json()) as unknown[];
+      if (links.length > 0) break;
+      if (Date.now() > until) throw new Error('NRAD did not link the record');
+      await new Promise((resolve) => setTimeout(resolve, 200));
+    }
+
+    const answered = vi.mocked(globalThis.fetch).mock.calls.length;
+    await user.click(button);
+    await waitFor(() => expect(panel.getByText('Linked')).toBeInTheDocument());
+    const linkCalls = vi
+      .mocked(globalThis.fetch)
+      .mock.calls.slice(answered)
+      .filter(([input]) => String(input).endsWith('/api/records/link'));
+    expect(linkCalls).toHaveLength(1);
+    await waitFor(() => expect(panel.getByRole('button', { name: 'Link Records' })).toBeDisabled());
+    expect(panel.getByText(alreadyLinkedText(1, number, police.incidentNumber))).toBeInTheDocument();
+    expect(toastText('Records linked successfully')).toBeUndefined();
+    expect(toastText('Failed to link records')).toBeUndefined();
+  });
+
+  it('links a match NRAD did not link: "Records linked successfully", and the card says Linked', async () => {
+    const user = await shown();
+    const number = incidentNumber('FIA');
+    const panel = await matched(user, number);
+    // The record saved is another person's (checked first, then changed): NRAD links nothing, and
+    // the investigator links by hand.
+    await user.clear(field('Suspect Name'));
+    await user.type(field('Suspect Name'), 'Philippa Zuill');
+    setDate('Suspect Date of Birth', '1991-12-03');
+    await user.click(screen.getByRole('button', { name: 'Save Record' }));
+    await waitFor(() => expect(toastText('Record created successfully')).toBeDefined());
+    const button = await panel.findByRole('button', { name: 'Link Records' });
+    expect(panel.queryByText('Linked')).toBeNull();
+    await user.click(button);
+    await waitFor(() => expect(toastText('Records linked successfully')).toBeDefined());
+    expect(panel.getByText('Linked')).toBeInTheDocument();
+    await waitFor(() => expect(panel.getByRole('button', { name: 'Link Records' })).toBeDisabled());
+    expect(panel.queryByText(ALREADY_LINKED_TITLE)).toBeNull();
   });
 
   it('says No Matches Found, clears the panel when the source changes, and resets after a save', async () => {

@@ -2,10 +2,12 @@ import {
   type CaseRecord,
   CHECK_MATCHES_MISSING_FIELDS,
   type CheckMatches,
+  ERROR_CODES,
   type MatchCandidate,
   type NAMLC_AGENCY,
   NAMLC_REFERRAL_SOURCE,
   ORGANIZATION_NAMES,
+  type RecordLinkView,
 } from '@nrad/contracts';
 import {
   ApiError,
@@ -17,13 +19,14 @@ import {
   formatUsd,
   messageOf,
   organizationColor,
+  recordLinksKey,
   recordsChanged,
   Tag,
   useOptions,
   useToast,
 } from '@nrad/shared';
 import { Alert, Card, Checkbox, Typography } from '@nrad/shared/ui';
-import { useQueryClient } from '@tanstack/react-query';
+import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { useState } from 'react';
 import { showServerProblems } from './api-errors.ts';
 import { MatchExplanation, matchPercent } from './MatchExplanation.tsx';
@@ -38,6 +41,23 @@ import {
 
 export const LINK_FIRST = 'Create record first to enable linking';
 export const CREATE_FIRST = 'Please create the record first before linking';
+export const ALREADY_LINKED_TITLE = 'Already linked';
+
+/**
+ * How long after a save the panel keeps reading the new record's links: the linking service links
+ * a new record to its matches by itself, moments after the save, and the cards should say so.
+ */
+const AUTO_LINK_WAIT_MS = 15_000;
+const AUTO_LINK_POLL_MS = 1_000;
+
+/** How a match came to be linked: by this screen's click (`new`), or before it (`existing`). */
+type LinkedHow = 'new' | 'existing';
+
+/** What the panel says when every selected match was linked already, not by the user's click. */
+export function alreadyLinkedText(count: number, incidentNumber: string, only?: string): string {
+  const which = count === 1 && only ? only : count === 1 ? 'The selected match' : `All ${count} selected matches`;
+  return `${which} ${count === 1 ? 'was' : 'were'} already linked to ${incidentNumber}: NRAD links matching records of other agencies by itself. No new link was needed.`;
+}
 
 /** The matches of a NAMLC check (SPEC §2 "Found N Potential Match(es)"), to link once saved. */
 function MatchPanel({
@@ -47,16 +67,27 @@ function MatchPanel({
   onSelect,
   onLink,
   linking,
+  linked,
 }: {
   matches: MatchCandidate[];
   saved: CaseRecord | null;
   selected: ReadonlySet<string>;
+  /** The matches linked to the saved record, and how. */
+  linked: ReadonlyMap<string, LinkedHow>;
   onSelect: (id: string, on: boolean) => void;
   onLink: () => void;
   linking: boolean;
 }) {
   const [open, setOpen] = useState<string | null>(null);
   const title = matches.length > 0 ? `Found ${matches.length} Potential Match(es)` : 'No Matches Found';
+  const pending = matches.filter((m) => selected.has(m.id) && !linked.has(m.id));
+  const linkedMatches = matches.filter((m) => linked.has(m.id));
+  // Every selected match is linked, none by this screen: say so, rather than leave a dead button.
+  const alreadyLinked =
+    saved !== null &&
+    pending.length === 0 &&
+    linkedMatches.length > 0 &&
+    linkedMatches.every((m) => linked.get(m.id) === 'existing');
   return (
     <Card title={title} size="small" style={{ marginBottom: 16 }} data-testid="match-panel">
       <Flex vertical gap={12}>
@@ -64,7 +95,8 @@ function MatchPanel({
           <Card key={m.id} size="small" type="inner" data-testid="match">
             <Flex justify="space-between" align="start" gap={12} wrap>
               <Checkbox
-                checked={selected.has(m.id)}
+                checked={selected.has(m.id) || linked.has(m.id)}
+                disabled={linked.has(m.id)}
                 onChange={(e) => onSelect(m.id, e.target.checked)}
                 aria-label={`Link to ${m.incidentNumber}`}
               />
@@ -88,6 +120,11 @@ function MatchPanel({
                 </dd>
               </dl>
               <Flex vertical align="end" gap={4}>
+                {linked.has(m.id) && (
+                  <Tag color="success" style={{ marginInlineEnd: 0 }}>
+                    Linked
+                  </Tag>
+                )}
                 <Typography.Text strong>{matchPercent(m.confidence)}</Typography.Text>
                 <Button type="link" size="small" onClick={() => setOpen(open === m.id ? null : m.id)}>
                   {open === m.id ? 'Hide why' : 'Why?'}
@@ -97,9 +134,21 @@ function MatchPanel({
             {open === m.id && <MatchExplanation explanation={m.explanation} confidence={m.confidence} />}
           </Card>
         ))}
+        {alreadyLinked && (
+          <Alert
+            type="info"
+            showIcon
+            title={ALREADY_LINKED_TITLE}
+            description={alreadyLinkedText(
+              linkedMatches.length,
+              saved.incidentNumber,
+              linkedMatches[0]?.incidentNumber,
+            )}
+          />
+        )}
         {matches.length > 0 &&
           (saved ? (
-            <Button type="primary" onClick={onLink} loading={linking} disabled={selected.size === 0}>
+            <Button type="primary" onClick={onLink} loading={linking} disabled={pending.length === 0}>
               Link Records
             </Button>
           ) : (
@@ -122,12 +171,31 @@ export default function AddRecord() {
   const [saving, setSaving] = useState(false);
   const [linking, setLinking] = useState(false);
   const [saved, setSaved] = useState<CaseRecord | null>(null);
+  const [savedAt, setSavedAt] = useState(0);
+  const [linkedByClick, setLinkedByClick] = useState<ReadonlyMap<string, LinkedHow>>(new Map());
+
+  // The saved record's links: those NRAD made by itself show as Linked before anyone clicks.
+  const links = useQuery<RecordLinkView[]>({
+    queryKey: recordLinksKey(saved?.id ?? ''),
+    enabled: saved !== null && (matches?.length ?? 0) > 0,
+    staleTime: 0,
+    refetchInterval: (query) => {
+      const known = new Set((query.state.data ?? []).map((l) => l.linkedRecordId));
+      const waiting = (matches ?? []).some((m) => !known.has(m.id) && !linkedByClick.has(m.id));
+      return waiting && Date.now() - savedAt < AUTO_LINK_WAIT_MS ? AUTO_LINK_POLL_MS : false;
+    },
+  });
+  const linked = new Map<string, LinkedHow>();
+  for (const l of saved ? (links.data ?? []) : []) linked.set(l.linkedRecordId, 'existing');
+  // A link this screen made stays `new` when the server lists it afterwards.
+  for (const [id, how] of linkedByClick) linked.set(id, how);
 
   const clear = () => {
     form.resetFields();
     setMatches(null);
     setSaved(null);
     setSelected(new Set());
+    setLinkedByClick(new Map());
   };
 
   const check = async () => {
@@ -173,8 +241,10 @@ export default function AddRecord() {
       const record = await apiRequest<CaseRecord>('POST', '/api/records', body);
       toast.success('Success', 'Record created successfully');
       await recordsChanged(queryClient);
-      if (matches && matches.length > 0) setSaved(record);
-      else clear();
+      if (matches && matches.length > 0) {
+        setSavedAt(Date.now());
+        setSaved(record);
+      } else clear();
     } catch (error) {
       showServerProblems(form, error);
       toast.error('Error', 'Failed to create record');
@@ -190,32 +260,39 @@ export default function AddRecord() {
     else if (!v.incidentDate) toast.error('Error', INCIDENT_DATE_REQUIRED);
   };
 
+  /**
+   * Links the selected matches not linked yet. A 409 ALREADY_LINKED (the pair is linked already,
+   * usually by NRAD itself) marks the match as linked, and is no success: the success toast only
+   * when this click made a new link.
+   */
   const link = async () => {
     if (!saved) {
       toast.error('Error', CREATE_FIRST);
       return;
     }
     setLinking(true);
-    try {
-      for (const m of (matches ?? []).filter((x) => selected.has(x.id))) {
-        try {
-          await apiRequest('POST', '/api/records/link', {
-            sourceRecordId: saved.id,
-            linkedRecordId: m.id,
-            matchCriteria: m.matchCriteria,
-          });
-        } catch (error) {
-          // Linked already (NRAD links a new record to its matches by itself): that is the goal.
-          if (!(error instanceof ApiError && error.status === 409)) throw error;
-        }
+    const outcome = new Map<string, LinkedHow>();
+    let failure: unknown = null;
+    for (const m of (matches ?? []).filter((x) => selected.has(x.id) && !linked.has(x.id))) {
+      try {
+        await apiRequest('POST', '/api/records/link', {
+          sourceRecordId: saved.id,
+          linkedRecordId: m.id,
+          matchCriteria: m.matchCriteria,
+        });
+        outcome.set(m.id, 'new');
+      } catch (error) {
+        if (error instanceof ApiError && error.status === 409 && error.code === ERROR_CODES.alreadyLinked) {
+          outcome.set(m.id, 'existing');
+        } else failure ??= error;
       }
-      toast.success('Success', 'Records linked successfully');
-      await recordsChanged(queryClient);
-    } catch (error) {
-      toast.error('Error', messageOf(error, 'Failed to link records'));
-    } finally {
-      setLinking(false);
     }
+    setLinkedByClick((before) => new Map([...before, ...outcome]));
+    setLinking(false);
+    if (failure) toast.error('Error', messageOf(failure, 'Failed to link records'));
+    else if ([...outcome.values()].includes('new')) toast.success('Success', 'Records linked successfully');
+    // Only "already linked" answers: the panel says so in place of a success toast.
+    if (outcome.size > 0) await recordsChanged(queryClient);
   };
 
   const sources = (sourceOptions ?? []).map((o) => o.value);
@@ -273,6 +350,7 @@ export default function AddRecord() {
               }
               onLink={link}
               linking={linking}
+              linked={linked}
             />
           )}
           <Flex gap={8} justify="end">

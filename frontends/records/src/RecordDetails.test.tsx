@@ -9,7 +9,7 @@ import { createRecord, linksOf } from '../../shared/test/records-api.ts';
 import { openAt, renderScreen, signedInAs, toastText } from '../../shared/test/render.tsx';
 import { NOT_FOUND_TEXT } from './common.tsx';
 import RecordDetails from './RecordDetails.tsx';
-import { AUTO_LINK_NOTE } from './RecordJourney.tsx';
+import { AUTO_LINK_NOTE, closedRecordText } from './RecordJourney.tsx';
 
 let url = '';
 let police: CaseRecord;
@@ -88,9 +88,32 @@ describe('Record Details', () => {
     }
     expect(within(link).getByText(/^\d+(\.\d+)?% match$/)).toBeInTheDocument();
     expect(within(journey).getByText(AUTO_LINK_NOTE)).toBeInTheDocument();
+    // The police record is not the FIA user's to open: what the link discloses, as text.
+    expect(within(link).getByText('Bermuda Police Service ·', { exact: false })).toHaveTextContent(
+      `Bermuda Police Service · ${police.incidentNumber}`,
+    );
+    await waitFor(() => expect(within(link).getByText(closedRecordText('BPS'))).toBeInTheDocument());
+    expect(within(link).queryByRole('link')).toBeNull();
+    expect(link.querySelector('a')).toBeNull();
     await userEvent.setup().click(within(link).getByRole('button', { name: 'Why?' }));
     expect(within(link).getByText('Suspect name')).toBeInTheDocument();
     expect(within(link).getByText('Confidence')).toBeInTheDocument();
+  });
+
+  it('links the other agency’s record for ADMIN, who may open every record', async () => {
+    const login = await fetch('/api/auth/login', {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json' },
+      credentials: 'include',
+      body: JSON.stringify({ email: 'admin@nrad.test', password: 'admin-password-123' }), // the test stack's ADMIN
+    });
+    expect(login.status).toBe(200);
+    shownAt(`/record/${intelligence.id}`);
+    const journey = await screen.findByTestId('record-journey');
+    const link = within(journey).getByTestId('journey-link');
+    const anchor = await within(link).findByRole('link', { name: police.incidentNumber });
+    expect(anchor).toHaveAttribute('href', `/record/${police.id}`);
+    expect(within(link).queryByText(closedRecordText('BPS'))).toBeNull();
   });
 
   it('shows amounts in US dollars, the nexus with its country, and the case text as written', async () => {

@@ -1,5 +1,5 @@
-import type { CaseRecord, RecordLinkView } from '@nrad/contracts';
-import { Button, Flex, formatDate, formatUsd, organizationName, theme } from '@nrad/shared';
+import type { CaseRecord, PublicUser, RecordLinkView } from '@nrad/contracts';
+import { Button, Flex, formatDate, formatUsd, organizationName, theme, useCurrentUser } from '@nrad/shared';
 import { Card, Typography } from '@nrad/shared/ui';
 import { Fragment, useState } from 'react';
 import { Link } from 'wouter';
@@ -8,6 +8,18 @@ import { MatchExplanation, matchPercent } from './MatchExplanation.tsx';
 
 export const AUTO_LINK_NOTE =
   'NRAD links records of different agencies automatically when it finds the same suspect (name and date of birth, with the incident date and amount as support). The percentage says how sure the match is; "Why?" shows how each field compared.';
+
+/**
+ * Whether `user` may open `record` (the records service's rule): ADMIN every record, an agency its
+ * own. Unknown user (still loading): no, so no link leads to Record Not Found.
+ */
+export function mayOpen(user: PublicUser | null, record: Pick<CaseRecord, 'organization'>): boolean {
+  return user !== null && (user.organization === 'ADMIN' || user.organization === record.organization);
+}
+
+/** Under another agency's record, which the link discloses but the user may not open. */
+export const closedRecordText = (organization: string) =>
+  `Only ${organizationName(organization)} can open this record; the link shares what is shown here.`;
 
 function Circle({ code }: { code: string }) {
   return (
@@ -38,6 +50,7 @@ function Circle({ code }: { code: string }) {
 export function RecordJourney({ record, links }: { record: CaseRecord; links: RecordLinkView[] }) {
   const { token } = theme.useToken();
   const [open, setOpen] = useState<string | null>(null);
+  const { user } = useCurrentUser();
   return (
     <Card title="Record Journey" data-testid="record-journey">
       <Flex align="center" gap={8} wrap style={{ marginBottom: 16 }} aria-label="Organizations in this journey">
@@ -54,15 +67,25 @@ export function RecordJourney({ record, links }: { record: CaseRecord; links: Re
       <Flex vertical gap={12}>
         {links.map((l) => {
           const other = l.linkedRecord;
+          const openable = mayOpen(user, other);
           return (
             <Card key={l.id} size="small" type="inner" data-testid="journey-link">
               <Flex justify="space-between" wrap gap={8}>
                 <Typography.Text strong>
                   {organizationName(other.organization)} ·{' '}
-                  <Link href={`/record/${other.id}`}>{other.incidentNumber}</Link>
+                  {openable ? (
+                    <Link href={`/record/${other.id}`}>{other.incidentNumber}</Link>
+                  ) : (
+                    <span>{other.incidentNumber}</span>
+                  )}
                 </Typography.Text>
                 <Typography.Text strong>{matchPercent(l.confidence)}</Typography.Text>
               </Flex>
+              {!openable && user !== null && (
+                <Typography.Text type="secondary" style={{ fontSize: '0.9em' }}>
+                  {closedRecordText(other.organization)}
+                </Typography.Text>
+              )}
               <dl
                 style={{ margin: '8px 0 0', display: 'grid', gridTemplateColumns: 'max-content 1fr', gap: '2px 12px' }}
               >

@@ -385,7 +385,7 @@ describe('POST /api/records/link and the link views', () => {
       .post('/api/records/link')
       .send({ sourceRecordId: fiu.id, linkedRecordId: police.id })
       .expect(409);
-    expect(again.body.message).toBe(ALREADY_LINKED);
+    expect(again.body).toEqual({ message: ALREADY_LINKED, code: 'ALREADY_LINKED' });
     const reverse = await (await h.as(bps))
       .post('/api/records/link')
       .send({ sourceRecordId: police.id, linkedRecordId: fiu.id })

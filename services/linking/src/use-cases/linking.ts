@@ -4,6 +4,7 @@ import {
   type CaseRecord,
   CheckMatchesSchema,
   CreateLinkSchema,
+  ERROR_CODES,
   type Link,
   type LinkEvent,
   type LinkedRecordSummary,
@@ -230,10 +231,10 @@ export async function createLink(deps: LinkingDeps, user: UserIdentity, body: un
   const linked = await lookUp(deps, linkedId);
   if (!linked || linked.deleted) throw notFound(LINKED_RECORD_NOT_FOUND);
   if (linked.organization === source.organization) throw validationError(SAME_ORGANIZATION);
-  if (deps.links.hasPair(source.id, linked.id)) throw conflict(ALREADY_LINKED);
+  if (deps.links.hasPair(source.id, linked.id)) throw conflict(ALREADY_LINKED, ERROR_CODES.alreadyLinked);
   const actor: Actor = { userId: user.userId, name: user.name, organization: user.organization };
   const link = await storeLink(deps, source, linked, scoreAgainst(deps, source, linked), 'manual', actor);
-  if (!link) throw conflict(ALREADY_LINKED);
+  if (!link) throw conflict(ALREADY_LINKED, ERROR_CODES.alreadyLinked);
   return { ...link, linkedRecord: withLinkFlags(deps, linked.record) };
 }
 
