@@ -28,6 +28,11 @@ export const ReportConfigSchema = z
     REPORT_WAIT_SECONDS: env.seconds(120),
     /** Jobs one worker runs at once (most of a job's time is the model's: it waits, not computes). */
     REPORT_CONCURRENCY: count(4),
+    /**
+     * Reports one user may have queued or being written at once; one more is refused (429) until
+     * one ends, so no one can queue hundreds of model calls.
+     */
+    REPORT_MAX_PENDING_PER_USER: count(3),
     /** Attempts of a job that failed for a reason that may pass (a service or the model unreachable). */
     REPORT_ATTEMPTS: count(2),
     /** How long a job stays with a worker that stopped answering before another takes it up. */

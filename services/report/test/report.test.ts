@@ -271,6 +271,25 @@ describe('POST /api/generate-report with a model (a local OpenAI-compatible serv
     expect(res.body.message).toBe('Failed to generate report: The AI model did not answer within 1 s');
   });
 
+  it('refuses a user’s fourth report while three are being written (429), not another user’s', async () => {
+    model.answer(() => ({ delayMs: 1500, body: completion('# Slow') }));
+    await withModel({ REPORT_CONCURRENCY: '1' });
+    const api = await h.as(bps);
+    const jobs = [];
+    for (let i = 0; i < 3; i++)
+      jobs.push((await api.post('/api/generate-report?async=1').send({}).expect(202)).body.jobId);
+    const refused = await api.post('/api/generate-report?async=1').send({}).expect(429);
+    expect(refused.body).toEqual({
+      code: 'RATE_LIMITED',
+      message: 'You have 3 reports being written; wait for one to finish before asking for another.',
+    });
+    const other = await (await h.as(fia)).post('/api/generate-report?async=1').send({}).expect(202);
+    for (const jobId of jobs) expect((await h.finish(bps, jobId)).job.state).toBe('completed');
+    const next = await api.post('/api/generate-report?async=1').send({}).expect(202);
+    await h.finish(fia, other.body.jobId);
+    await h.finish(bps, next.body.jobId);
+  });
+
   it('answers 202 {jobId} when the job outlasts the wait, and the job shows “writing” meanwhile', async () => {
     model.answer(() => ({ delayMs: 2500, body: completion('# Slow but fine') }));
     await withModel({ REPORT_WAIT_SECONDS: '1' });

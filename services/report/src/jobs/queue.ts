@@ -58,6 +58,11 @@ export function reportQueue(options: QueueOptions) {
     events,
     add: (data: ReportJobData) => queue.add('report', data, { jobId: data.reportId }),
     get: (jobId: string) => queue.getJob(jobId) as Promise<Job<ReportJobData, ReportJobResult> | undefined>,
+    /** Jobs not ended yet (waiting, delayed for a retry, or being written) of one user. */
+    async pendingOf(userId: string): Promise<number> {
+      const jobs = await queue.getJobs(['waiting', 'prioritized', 'delayed', 'active']);
+      return jobs.filter((j) => j?.data?.requester?.userId === userId).length;
+    },
     /** Whether Redis answers (readiness). */
     async ping() {
       if ((await connection.ping()) !== 'PONG') throw new Error('no PONG');

@@ -1,4 +1,5 @@
 import {
+  ERROR_CODES,
   type GeneratedReport,
   GenerateReportSchema,
   ObjectIdSchema,
@@ -10,7 +11,7 @@ import {
   ReportPageQuerySchema,
   type UserIdentity,
 } from '@nrad/contracts';
-import { type Logger, notFound, parse } from '@nrad/service-kit';
+import { AppError, type Logger, notFound, parse } from '@nrad/service-kit';
 import { type Job, UnrecoverableError } from 'bullmq';
 import { Types } from 'mongoose';
 import type { ReportConfig } from '../config.ts';
@@ -41,6 +42,13 @@ export const scopeOf = (user: UserIdentity): ReportFigures['scope'] =>
 /** Queues a report for `user`; resolves its job id (which is also the report's id). */
 export async function requestReport(deps: ReportDeps, user: UserIdentity, body: unknown): Promise<string> {
   const { parameters } = parse(GenerateReportSchema, body ?? {});
+  const max = deps.config.REPORT_MAX_PENDING_PER_USER;
+  if ((await deps.queue.pendingOf(user.userId)) >= max) {
+    throw new AppError(
+      ERROR_CODES.rateLimited,
+      `You have ${max} reports being written; wait for one to finish before asking for another.`,
+    );
+  }
   const reportId = newReportId().toHexString();
   await deps.queue.add({ reportId, requester: user, parameters });
   deps.logger.info({ reportId, organization: user.organization }, 'report queued');
