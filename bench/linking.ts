@@ -2,7 +2,7 @@
 // the records service and the linking service's match index, then measures how soon a new record's
 // link can be read and check-namlc-matches (see README.md "Benchmarks"). Honors MONGO_URL,
 // NATS_URL, REDIS_URL, FERRETDB_POSTGRESQL_URL and LOG_LEVEL as `npm start` does; BENCH_N sets N.
-import { readCounts, runBenchCommand } from './src/cli.ts';
+import { readCounts, runBenchCommand, SEEDED_LATENCY_COUNTS } from './src/cli.ts';
 import { formatLinkingReport, runLinkingBench } from './src/linking-bench.ts';
 
 const USAGE = `Usage: npm run bench:linking -- [--n N] [--iterations I] [--warmup W] [--seed X]
@@ -11,12 +11,7 @@ const USAGE = `Usage: npm run bench:linking -- [--n N] [--iterations I] [--warmu
   --warmup      uncounted runs of each measurement first (default 3)
   --seed        seed of the generated records and queries (default 1)`;
 
-const options = readCounts(USAGE, {
-  n: { fallback: 100_000, min: 3, env: 'BENCH_N' },
-  iterations: { fallback: 30, min: 1 },
-  warmup: { fallback: 3, min: 0 },
-  seed: { fallback: 1, min: 0 },
-});
+const options = readCounts(USAGE, SEEDED_LATENCY_COUNTS);
 
 await runBenchCommand('bench:linking', async (context) =>
   formatLinkingReport(await runLinkingBench({ ...options, ...context })),

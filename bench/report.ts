@@ -4,7 +4,7 @@
 // against a local model server that answers at once (see README.md "Benchmarks"). Honors
 // MONGO_URL, NATS_URL, REDIS_URL, FERRETDB_POSTGRESQL_URL and LOG_LEVEL as `npm start` does;
 // BENCH_N sets N.
-import { readCounts, runBenchCommand } from './src/cli.ts';
+import { readCounts, runBenchCommand, SEEDED_LATENCY_COUNTS } from './src/cli.ts';
 import { formatReportBench, runReportBench } from './src/report-bench.ts';
 
 const USAGE = `Usage: npm run bench:report -- [--n N] [--iterations I] [--warmup W] [--seed X]
@@ -13,12 +13,7 @@ const USAGE = `Usage: npm run bench:report -- [--n N] [--iterations I] [--warmup
   --warmup      uncounted runs of each first (default 3)
   --seed        seed of the generated records (default 1)`;
 
-const options = readCounts(USAGE, {
-  n: { fallback: 100_000, min: 3, env: 'BENCH_N' },
-  iterations: { fallback: 30, min: 1 },
-  warmup: { fallback: 3, min: 0 },
-  seed: { fallback: 1, min: 0 },
-});
+const options = readCounts(USAGE, SEEDED_LATENCY_COUNTS);
 
 await runBenchCommand('bench:report', async (context) =>
   formatReportBench(await runReportBench({ ...options, ...context })),

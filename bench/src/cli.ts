@@ -6,6 +6,14 @@ import { Cleanup, type RunContext } from './harness.ts';
  * The command line of a benchmark: `--name value` options (each a whole number) and `--help`. A
  * bad value or an unknown option prints the usage and exits with status 2.
  */
+/** The counts of a latency benchmark over N seeded records (bench:linking, bench:stats, bench:report). */
+export const SEEDED_LATENCY_COUNTS = {
+  n: { fallback: 100_000, min: 3, env: 'BENCH_N' },
+  iterations: { fallback: 30, min: 1 },
+  warmup: { fallback: 3, min: 0 },
+  seed: { fallback: 1, min: 0 },
+} as const;
+
 export function readCounts<const Name extends string>(
   usage: string,
   specs: Record<Name, { fallback: number; min: number; env?: string }>,

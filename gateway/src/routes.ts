@@ -31,8 +31,7 @@ export const ROUTES: readonly RouteRule[] = [
   { pattern: /^\/api\/stats(\/countries|\/breakdown)?$/, service: 'stats' },
   { pattern: /^\/api\/links\/summary$/, service: 'linking' },
   { pattern: /^\/api\/generate-report$/, service: 'report' },
-  { pattern: /^\/api\/reports(\/jobs)?(\/[^/]+)?$/, service: 'report' },
-  { pattern: /^\/api\/reports\/[^/]+\/markdown$/, service: 'report' },
+  { pattern: /^\/api\/reports(\/jobs\/[^/]+|\/[^/]+(\/markdown)?)?$/, service: 'report' },
   { pattern: /^\/api\/admin\/stats$/, service: 'stats' },
   { pattern: /^\/api\/dropdown-options\/[^/]+$/, service: 'records' },
 ];

@@ -63,7 +63,7 @@ const server = createServer((req, res) => {
 });
 
 beforeAll(async () => {
-  // The card reads the job every POLL_MS: a change takes up to one read to show, longer on a busy machine.
+  // The card reads the job every JOB_POLL_MS: a change takes up to one read to show, longer on a busy machine.
   configure({ asyncUtilTimeout: 5_000 });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   openAt(`http://127.0.0.1:${(server.address() as AddressInfo).port}/`);

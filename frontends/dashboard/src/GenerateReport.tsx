@@ -8,9 +8,9 @@ import {
   TEMPLATE_MODEL,
 } from '@nrad/contracts';
 import {
-  ApiError,
   Button,
   Flex,
+  followJob,
   formatDateTime,
   Input,
   readReportJob,
@@ -32,10 +32,6 @@ import { Component, lazy, type ReactNode, Suspense, useId, useRef, useState } fr
 // The Markdown renderer loads with the first report shown, not with the dashboard's figures.
 const ReportMarkdown = lazy(() => import('./ReportMarkdown.tsx'));
 
-/** How often the card asks where the job is (GET /api/reports/jobs/{jobId}). */
-export const POLL_MS = 500;
-/** Failed job reads in a row (network, 5xx) tolerated before the card gives up on the job. */
-const POLL_RETRIES = 3;
 /** Earlier reports per page of the list. */
 export const REPORTS_PAGE_SIZE = 10;
 
@@ -57,11 +53,6 @@ export const REPORT_TEXTS = {
 export const writerText = (model: string) =>
   model === TEMPLATE_MODEL ? REPORT_TEXTS.template : `Written by the AI model ${model}`;
 
-const wait = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-
-/** A job read worth trying again: no answer, or a server error (not a refusal such as 404). */
-const transient = (error: unknown) => !(error instanceof ApiError) || error.status >= 500;
-
 const count = (n: number | undefined) => (n ?? 0).toLocaleString('en-US');
 
 /** What the result area shows: the report just generated, or one picked from the list. */
@@ -69,7 +60,7 @@ type Shown = { kind: 'generated'; report: GeneratedReport } | { kind: 'stored'; 
 
 /**
  * SPEC §2 Dashboard, the Generate Report card: optional free-text parameters, Generate Report —
- * a job of the report service (`?async=1`) followed every POLL_MS, showing its stage — then the
+ * a job of the report service (`?async=1`) followed every JOB_POLL_MS (followJob), showing its stage — then the
  * report under Generated Report, rendered from Markdown; below, the agency's earlier reports,
  * newest first, any of which can be opened in the same place.
  */
@@ -90,24 +81,12 @@ export default function GenerateReport() {
   const live = useMounted();
 
   /** Reads the job until it ends; undefined when the dashboard was left meanwhile. */
-  const follow = async (jobId: string): Promise<ReportJob | undefined> => {
-    for (let failures = 0; ; ) {
-      let job: ReportJob;
-      try {
-        job = await readReportJob(jobId);
-        failures = 0;
-      } catch (error) {
-        if (!transient(error) || ++failures > POLL_RETRIES) throw error;
-        await wait(POLL_MS);
-        continue;
-      }
-      if (!live.current) return undefined;
-      setStage(job.stage);
-      if (job.state === 'completed' || job.state === 'failed') return job;
-      await wait(POLL_MS);
-      if (!live.current) return undefined;
-    }
-  };
+  const follow = (jobId: string): Promise<ReportJob | undefined> =>
+    followJob(
+      () => readReportJob(jobId),
+      live,
+      (job) => setStage(job.stage),
+    );
 
   const fail = () => toast.error(REPORT_TEXTS.errorTitle, REPORT_TEXTS.failed);
 

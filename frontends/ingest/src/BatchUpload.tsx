@@ -8,7 +8,7 @@ import {
   TEMPLATE_FILE_NAME,
   workbookKindOfName,
 } from '@nrad/contracts';
-import { ApiError, apiRequest, Button, Flex, messageOf, recordsChanged, useMounted, useToast } from '@nrad/shared';
+import { apiRequest, Button, Flex, followJob, messageOf, recordsChanged, useMounted, useToast } from '@nrad/shared';
 import { Alert, Card, Progress, Typography } from '@nrad/shared/ui';
 import { useQueryClient } from '@tanstack/react-query';
 import { type ChangeEvent, useId, useState } from 'react';
@@ -16,11 +16,6 @@ import { type ChangeEvent, useId, useState } from 'react';
 export const TEMPLATE_URL = '/api/records/template';
 export const UPLOAD_URL = '/api/records/batch-upload?async=1';
 export const jobUrl = (jobId: string) => `/api/ingest/jobs/${encodeURIComponent(jobId)}`;
-
-/** How often the screen asks where the upload is (GET /api/ingest/jobs/{jobId}). */
-export const POLL_MS = 500;
-/** Failed job reads in a row (network, 5xx) tolerated before the screen gives up on the job. */
-const POLL_RETRIES = 3;
 
 /** "Title: text" → [title, text] of a toast. */
 const toastOf = (message: string) => {
@@ -46,16 +41,11 @@ export const sizeInKb = (bytes: number) => `${(bytes / 1024).toFixed(2)} KB`;
 export const successText = (r: Pick<BatchUploadResult, 'successfulRecords' | 'totalRecords'>) =>
   `Successfully uploaded ${r.successfulRecords} of ${r.totalRecords} records.`;
 
-const wait = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-
-/** A job read worth trying again: no answer, or a server error (not a refusal such as 404). */
-const transient = (error: unknown) => !(error instanceof ApiError) || error.status >= 500;
-
 /**
  * SPEC §2 Batch Upload (/batch-upload): the Excel template, a file picker (.xlsx/.xls) showing the
  * chosen file's name and size, Upload Records, then — the upload being a job of the ingest service
  * (`?async=1`, ADR 0011) — "Processing your file..." with a bar of the rows processed, read every
- * POLL_MS, and the results card: the counts, each row's problems ("Row {row}, {field}: {message}",
+ * JOB_POLL_MS (followJob), and the results card: the counts, each row's problems ("Row {row}, {field}: {message}",
  * scrolling at 15rem) and a note on what was added.
  */
 export default function BatchUpload() {
@@ -81,24 +71,8 @@ export default function BatchUpload() {
   };
 
   /** Reads the job until it ends; undefined when the screen was left meanwhile. */
-  const follow = async (jobId: string): Promise<IngestJob | undefined> => {
-    for (let failures = 0; ; ) {
-      let current: IngestJob;
-      try {
-        current = IngestJobSchema.parse(await apiRequest('GET', jobUrl(jobId)));
-        failures = 0;
-      } catch (error) {
-        if (!transient(error) || ++failures > POLL_RETRIES) throw error;
-        await wait(POLL_MS);
-        continue;
-      }
-      if (!live.current) return undefined;
-      setJob(current);
-      if (current.state === 'completed' || current.state === 'failed') return current;
-      await wait(POLL_MS);
-      if (!live.current) return undefined;
-    }
-  };
+  const follow = (jobId: string): Promise<IngestJob | undefined> =>
+    followJob(async () => IngestJobSchema.parse(await apiRequest('GET', jobUrl(jobId))), live, setJob);
 
   const upload = async () => {
     if (!file) {

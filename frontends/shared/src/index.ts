@@ -12,6 +12,7 @@ export {
   useFontSize,
 } from './font-size.tsx';
 export { formatDate, formatDateTime, formatMoment, formatUsd, sumAmounts } from './format.ts';
+export { followJob, JOB_POLL_MS, JOB_POLL_RETRIES } from './jobs.ts';
 export { useMounted } from './mounted.ts';
 export { ORGANIZATION_COLORS, organizationColor, organizationName } from './organizations.ts';
 export { createQueryClient, defaultQueryFn } from './query.ts';

@@ -1,12 +1,11 @@
 import {
-  IDENTITY_HEADER,
   type PublicUser,
   REQUEST_ID_HEADER,
   UserResponseSchema,
   type VerifyCredentialsResponse,
   VerifyCredentialsResponseSchema,
 } from '@nrad/contracts';
-import { signIdentity } from '@nrad/service-kit';
+import { fetchAs } from '@nrad/service-kit';
 
 /** Thrown when the auth service cannot be reached or answers out of contract. */
 export class UpstreamUnavailableError extends Error {
@@ -16,19 +15,19 @@ export class UpstreamUnavailableError extends Error {
 /** The gateway's calls to the auth service's internal paths, signed as the gateway itself. */
 export function createAuthClient(options: { baseUrl: string; identitySecret: string; timeoutMs?: number }) {
   const call = async (path: string, init: { method: string; body?: unknown; requestId?: string }) => {
-    const token = await signIdentity({ kind: 'service', service: 'gateway' }, options.identitySecret);
     let res: Response;
     try {
-      res = await fetch(new URL(path, options.baseUrl), {
-        method: init.method,
-        headers: {
-          [IDENTITY_HEADER]: token,
-          ...(init.requestId ? { [REQUEST_ID_HEADER]: init.requestId } : {}),
-          ...(init.body === undefined ? {} : { 'content-type': 'application/json' }),
+      res = await fetchAs(
+        { kind: 'service', service: 'gateway' },
+        options.identitySecret,
+        new URL(path, options.baseUrl),
+        {
+          method: init.method,
+          headers: init.requestId ? { [REQUEST_ID_HEADER]: init.requestId } : {},
+          ...(init.body === undefined ? {} : { body: JSON.stringify(init.body) }),
         },
-        ...(init.body === undefined ? {} : { body: JSON.stringify(init.body) }),
-        signal: AbortSignal.timeout(options.timeoutMs ?? 10_000),
-      });
+        options.timeoutMs ?? 10_000,
+      );
     } catch (err) {
       throw new UpstreamUnavailableError(`auth service unreachable: ${(err as Error).message}`);
     }

@@ -1,12 +1,12 @@
 import {
   DropdownOptionSchema,
-  IDENTITY_HEADER,
+  type Identity,
   type RecordImportRequest,
   type RecordImportResponse,
   RecordImportResponseSchema,
   type UserIdentity,
 } from '@nrad/contracts';
-import { signIdentity } from '@nrad/service-kit';
+import { fetchAs, type ServiceRequestInit } from '@nrad/service-kit';
 
 /** What the ingest service asks of the records service. */
 export interface RecordsApi {
@@ -18,15 +18,8 @@ export interface RecordsApi {
 
 /** The records service over HTTP, vouched for with identity tokens signed with the shared secret. */
 export function recordsClient(baseUrl: string, secret: string, timeoutMs = 120_000): RecordsApi {
-  const call = async (path: string, identity: Parameters<typeof signIdentity>[0], init: RequestInit = {}) => {
-    const res = await fetch(new URL(path, baseUrl), {
-      ...init,
-      headers: {
-        ...(init.body ? { 'content-type': 'application/json' } : {}),
-        [IDENTITY_HEADER]: await signIdentity(identity, secret),
-      },
-      signal: AbortSignal.timeout(timeoutMs),
-    });
+  const call = async (path: string, identity: Identity, init: ServiceRequestInit = {}) => {
+    const res = await fetchAs(identity, secret, new URL(path, baseUrl), init, timeoutMs);
     if (!res.ok) throw new Error(`records service answered ${res.status} to ${init.method ?? 'GET'} ${path}`);
     return res.json() as Promise<unknown>;
   };

@@ -1,12 +1,11 @@
 import {
-  IDENTITY_HEADER,
   type LinkSummary,
   LinkSummarySchema,
   type StatsBreakdown,
   StatsBreakdownSchema,
   type UserIdentity,
 } from '@nrad/contracts';
-import { signIdentity } from '@nrad/service-kit';
+import { fetchAs } from '@nrad/service-kit';
 import type { z } from 'zod';
 
 /** What the report service asks of the services that own the figures, always as the report's requester. */
@@ -39,10 +38,7 @@ export function figuresClient(
   ) => {
     let res: Response;
     try {
-      res = await fetch(new URL(path, base), {
-        headers: { [IDENTITY_HEADER]: await signIdentity(user, secret) },
-        signal: AbortSignal.timeout(timeoutMs),
-      });
+      res = await fetchAs(user, secret, new URL(path, base), {}, timeoutMs);
     } catch {
       throw new FiguresUnavailableError(`The ${service} service did not answer`);
     }

@@ -1,7 +1,7 @@
 import type { ReportStage, UserIdentity } from '@nrad/contracts';
 import type { Logger } from '@nrad/service-kit';
-import { type Job, Queue, QueueEvents, Worker } from 'bullmq';
-import { Redis } from 'ioredis';
+import { bullConnection, pingRedis, type QueueOptions, startWorker } from '@nrad/service-kit/queues';
+import { type Job, Queue, QueueEvents } from 'bullmq';
 
 /** What a job carries: the report's id (also the job's), who asked and what for. Never figures. */
 export interface ReportJobData {
@@ -20,23 +20,15 @@ export interface ReportProgress {
   stage: ReportStage;
 }
 
-export interface QueueOptions {
-  redisUrl: string;
-  name: string;
-  prefix: string;
+export interface ReportQueueOptions extends QueueOptions {
   attempts: number;
-}
-
-/** A Redis connection as BullMQ needs it (commands wait for a reconnect instead of failing). */
-function bullConnection(url: string): Redis {
-  return new Redis(url, { maxRetriesPerRequest: null, enableReadyCheck: true });
 }
 
 /**
  * The `report` queue and its events (a job's end arrives at once, no polling). A job's id is its
  * report's id, so a job retried after a crash stores the same report once.
  */
-export function reportQueue(options: QueueOptions) {
+export function reportQueue(options: ReportQueueOptions) {
   const connection = bullConnection(options.redisUrl);
   const queue = new Queue<ReportJobData, ReportJobResult>(options.name, {
     connection,
@@ -64,9 +56,7 @@ export function reportQueue(options: QueueOptions) {
       return jobs.filter((j) => j?.data?.requester?.userId === userId).length;
     },
     /** Whether Redis answers (readiness). */
-    async ping() {
-      if ((await connection.ping()) !== 'PONG') throw new Error('no PONG');
-    },
+    ping: () => pingRedis(connection),
     async close() {
       await events.close();
       await queue.close();
@@ -76,32 +66,10 @@ export function reportQueue(options: QueueOptions) {
 }
 export type ReportQueue = ReturnType<typeof reportQueue>;
 
-/**
- * The worker: runs `process` for each job, `concurrency` at a time. A job whose worker died is
- * taken up again once its lock lapses (`lockMs`).
- */
+/** The worker: runs `process` for each job, `concurrency` at a time (startWorker). */
 export function reportWorker(
-  options: Omit<QueueOptions, 'attempts'> & { concurrency: number; lockMs: number; logger: Logger },
+  options: QueueOptions & { concurrency: number; lockMs: number; logger: Logger },
   process: (job: Job<ReportJobData, ReportJobResult>) => Promise<ReportJobResult>,
 ) {
-  const connection = bullConnection(options.redisUrl);
-  const worker = new Worker<ReportJobData, ReportJobResult>(options.name, process, {
-    connection,
-    prefix: options.prefix,
-    concurrency: options.concurrency,
-    lockDuration: options.lockMs,
-    stalledInterval: options.lockMs,
-    maxStalledCount: 2,
-  });
-  worker.on('failed', (job, err) =>
-    options.logger.warn({ jobId: job?.id, attempts: job?.attemptsMade, reason: err.message }, 'report job failed'),
-  );
-  worker.on('error', (err) => options.logger.error({ err }, 'report worker error'));
-  return {
-    worker,
-    async close() {
-      await worker.close();
-      connection.disconnect();
-    },
-  };
+  return startWorker({ ...options, kind: 'report', maxStalledCount: 2 }, process);
 }

@@ -99,13 +99,10 @@ export class Figures {
   cyberAssisted = 0;
   /** By the incident date's `YYYY-MM`. */
   readonly byIncidentMonth = new Map<string, number>();
-  /** By crime type ('' not given). */
-  readonly byCrimeType = new Map<string, number>();
-  /** By crime type and subtype (`subtypeKey`). */
+  /** By crime type and subtype (`subtypeKey`; '' not given); a type's count is its subtypes' sum. */
   readonly bySubtype = new Map<string, number>();
-  /** Sums in cents over every year (bigint: a sum may outgrow 2^53). */
+  /** Sums in cents over every year (bigint: a sum may outgrow 2^53); seized: `seizedByYear`'s. */
   caseCents = 0n;
-  seizedCents = 0n;
   confiscatedCents = 0n;
 
   /** Counts a record's state in (`sign` 1) or out (-1); a deleted record counts nowhere. */
@@ -114,7 +111,6 @@ export class Figures {
     this.total += sign;
     addTo(this.byMonth, state.createdMonth, sign);
     addSum(this.seizedByYear, state.incidentYear, BigInt(sign * state.seizedCents));
-    this.seizedCents += BigInt(sign * state.seizedCents);
     if (state.internationalNexus) {
       this.international += sign;
       addTo(this.byCountry, state.country, sign);
@@ -125,7 +121,6 @@ export class Figures {
     }
     if (state.cyberAssisted) this.cyberAssisted += sign;
     addTo(this.byIncidentMonth, state.incidentMonth, sign);
-    addTo(this.byCrimeType, state.crimeType ?? '', sign);
     addTo(this.bySubtype, subtypeKey(state), sign);
     this.caseCents += BigInt(sign * state.caseCents);
     this.confiscatedCents += BigInt(sign * state.confiscatedCents);
@@ -234,18 +229,21 @@ function ratio(a: bigint, b: bigint): number | null {
 /** `GET /api/stats/breakdown` from a set of figures at `now`. */
 export function breakdownOf(figures: Readonly<Figures>, scope: StatsBreakdown['scope'], now: Date): StatsBreakdown {
   const year = now.getUTCFullYear();
-  const subtypes = new Map<string, Array<{ subtype: string | null; count: number }>>();
+  const types = new Map<string, { count: number; subtypes: Array<{ subtype: string | null; count: number }> }>();
   for (const [key, count] of figures.bySubtype) {
     const [type = '', subtype = ''] = key.split('\t');
-    const list = subtypes.get(type) ?? [];
-    subtypes.set(type, list);
-    list.push({ subtype: subtype || null, count });
+    const t = types.get(type) ?? { count: 0, subtypes: [] };
+    types.set(type, t);
+    t.count += count;
+    t.subtypes.push({ subtype: subtype || null, count });
   }
   const byCount =
     <T extends { count: number }>(name: (t: T) => string | null) =>
     (a: T, b: T) =>
       b.count - a.count || (name(a) ?? '\uffff').localeCompare(name(b) ?? '\uffff', 'en');
   const detailed = figures.total - figures.withoutDetail;
+  let seized = 0n;
+  for (const cents of figures.seizedByYear.values()) seized += cents;
   return {
     scope,
     asOf: now.toISOString(),
@@ -260,19 +258,19 @@ export function breakdownOf(figures: Readonly<Figures>, scope: StatsBreakdown['s
       incidents: figures.byIncidentMonth.get(month) ?? 0,
       recorded: figures.byMonth.get(month) ?? 0,
     })),
-    crimeTypes: [...figures.byCrimeType]
-      .map(([type, count]) => ({
+    crimeTypes: [...types]
+      .map(([type, t]) => ({
         crimeType: type || null,
-        count,
-        subtypes: (subtypes.get(type) ?? []).sort(byCount((s) => s.subtype)),
+        count: t.count,
+        subtypes: t.subtypes.sort(byCount((s) => s.subtype)),
       }))
       .sort(byCount((t) => t.crimeType)),
     countries: countryStatsOf(figures),
     amounts: {
       caseTotal: centsToMoney(figures.caseCents),
-      seizedTotal: centsToMoney(figures.seizedCents),
+      seizedTotal: centsToMoney(seized),
       confiscatedTotal: centsToMoney(figures.confiscatedCents),
-      confiscatedToSeized: ratio(figures.confiscatedCents, figures.seizedCents),
+      confiscatedToSeized: ratio(figures.confiscatedCents, seized),
       seizedThisYear: centsToMoney(figures.seizedByYear.get(year) ?? 0n),
       year,
     },
