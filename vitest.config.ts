@@ -40,6 +40,7 @@ export default defineConfig({
       project('stats', './services/stats'),
       project('ingest', './services/ingest'),
       project('report', './services/report'),
+      project('ops', './services/ops'),
       project('gateway', './gateway'),
       // Whole journeys in a real browser: minutes are allowed, not 30 seconds.
       { test: { ...project('e2e', './frontends/e2e').test, testTimeout: 120_000 } },
@@ -50,6 +51,7 @@ export default defineConfig({
       screens('search', './frontends/search'),
       screens('ingest-screens', './frontends/ingest'),
       screens('dashboard', './frontends/dashboard'),
+      screens('admin', './frontends/admin'),
       project('bench', './bench'),
     ],
   },

@@ -80,3 +80,24 @@ export function centsToMoney(cents: number | bigint): string {
   const units = Math.floor(cents / 100);
   return `${units}.${String(cents % 100).padStart(2, '0')}`;
 }
+
+/**
+ * `?limit=&offset=` of a short list read a page at a time (reports, contact requests): `limit`
+ * from 1 to `max` (default 20), `offset` from 0 to 100,000.
+ */
+export function offsetPageQuery(max: number) {
+  return z.object({
+    limit: z.coerce
+      .number({ error: 'Limit must be a whole number' })
+      .int('Limit must be a whole number')
+      .min(1, 'Limit must be at least 1')
+      .max(max, `Limit must be at most ${max}`)
+      .default(20),
+    offset: z.coerce
+      .number({ error: 'Offset must be a whole number' })
+      .int('Offset must be a whole number')
+      .min(0, 'Offset must be 0 or more')
+      .max(100_000, 'Offset must be at most 100000')
+      .default(0),
+  });
+}

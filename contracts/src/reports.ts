@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { offsetPageQuery } from './common.ts';
 import { LinkSummarySchema } from './links.ts';
 import { OrganizationSchema } from './organizations.ts';
 import { StatsBreakdownSchema } from './stats.ts';
@@ -75,20 +76,7 @@ export type Report = z.infer<typeof ReportSchema>;
 
 export const REPORT_PAGE_MAX = 100;
 /** `GET /api/reports?limit=&offset=`: newest first. */
-export const ReportPageQuerySchema = z.object({
-  limit: z.coerce
-    .number({ error: 'Limit must be a whole number' })
-    .int('Limit must be a whole number')
-    .min(1, 'Limit must be at least 1')
-    .max(REPORT_PAGE_MAX, `Limit must be at most ${REPORT_PAGE_MAX}`)
-    .default(20),
-  offset: z.coerce
-    .number({ error: 'Offset must be a whole number' })
-    .int('Offset must be a whole number')
-    .min(0, 'Offset must be 0 or more')
-    .max(100_000, 'Offset must be at most 100000')
-    .default(0),
-});
+export const ReportPageQuerySchema = offsetPageQuery(REPORT_PAGE_MAX);
 export const ReportListSchema = z.object({ items: z.array(ReportSummarySchema), total: z.number().int().min(0) });
 export type ReportList = z.infer<typeof ReportListSchema>;
 

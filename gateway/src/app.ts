@@ -1,13 +1,15 @@
 import Router from '@koa/router';
-import { ERROR_CODES, type Identity } from '@nrad/contracts';
+import { ERROR_CODES, type Identity, QUEUES_BOARD_PATH } from '@nrad/contracts';
 import {
   AppError,
   accessLog,
   checkReadiness,
   createMetrics,
   errorMiddleware,
+  forbidden,
   healthRoutes,
   type Logger,
+  metricsHandler,
   requestIdMiddleware,
   signIdentity,
   unauthenticated,
@@ -53,6 +55,7 @@ export function createGateway({ config, redis, logger }: GatewayDeps) {
     stats: config.STATS_URL,
     ingest: config.INGEST_URL,
     report: config.REPORT_URL,
+    ops: config.OPS_URL,
   };
   const addressLimits = { registrations: config.REGISTER_IP_MAX_PER_HOUR };
   const auth = createAuthClient({ baseUrl: config.AUTH_URL, identitySecret: config.IDENTITY_SECRET });
@@ -80,23 +83,29 @@ export function createGateway({ config, redis, logger }: GatewayDeps) {
     ...new Set(Object.values(config.MF_REMOTES).flatMap((url) => (url.startsWith('/') ? [] : [new URL(url).origin]))),
   ];
   app.use(securityHeaders(remoteOrigins));
-  app.use(healthRoutes(readiness, metrics).routes());
+  // /metrics is not public: it answers on the internal metrics port (metricsApp, METRICS_PORT);
+  // nor is the build the gateway runs.
+  app.use(healthRoutes(readiness, metrics, { metrics: false, version: false }).routes());
+  app.use(async function noPublicMetrics(ctx, next) {
+    if (ctx.path === '/metrics') throw new AppError(ERROR_CODES.notFound, 'Not found');
+    await next();
+  });
 
   const api = new Router<GatewayState>({ prefix: '/api' });
-  api.use(async function noStore(ctx, next) {
+  const noStore: Koa.Middleware = async function noStore(ctx, next) {
     // Case records and user details must not linger in browser or proxy caches.
     ctx.set('Cache-Control', 'no-store');
     await next();
+  };
+  const sessions = sessionMiddleware(app as unknown as Koa, {
+    redis,
+    prefix,
+    idleMs: config.SESSION_IDLE_MINUTES * 60_000,
+    absoluteMs: config.SESSION_ABSOLUTE_HOURS * 3_600_000,
   });
+  api.use(noStore);
   api.use(sameOriginWrites());
-  api.use(
-    sessionMiddleware(app as unknown as Koa, {
-      redis,
-      prefix,
-      idleMs: config.SESSION_IDLE_MINUTES * 60_000,
-      absoluteMs: config.SESSION_ABSOLUTE_HOURS * 3_600_000,
-    }),
-  );
+  api.use(sessions);
 
   api.get('/health', async (ctx) => {
     const report = await checkReadiness(readiness);
@@ -106,6 +115,17 @@ export function createGateway({ config, redis, logger }: GatewayDeps) {
 
   const own = sessionRoutes({ auth, guard, logger });
   api.use(own.routes(), own.allowedMethods());
+
+  /** Forwards a request to a service with the caller's identity (a visitor's is anonymous). */
+  async function forwardAs(ctx: Koa.Context, user: ReturnType<typeof sessionUser>, service: ServiceName) {
+    const identity: Identity = user
+      ? { kind: 'user', userId: user.id, name: user.name, organization: user.organization, role: user.role }
+      : { kind: 'anonymous' };
+    ctx.state.identity = identity;
+    const token = await signIdentity(identity, config.IDENTITY_SECRET);
+    const { refreshSession } = await proxy.forward(ctx, services[service], token);
+    if (refreshSession) await refreshSessionUser(ctx, { auth, logger });
+  }
 
   // Everything else under /api: the owning service, with the caller's identity.
   api.all('/{*rest}', async (ctx) => {
@@ -121,17 +141,33 @@ export function createGateway({ config, redis, logger }: GatewayDeps) {
         throw new AppError(ERROR_CODES.rateLimited, 'Too many requests from your network. Please try again later.');
       }
     }
-    const identity: Identity = user
-      ? { kind: 'user', userId: user.id, name: user.name, organization: user.organization, role: user.role }
-      : { kind: 'anonymous' };
-    ctx.state.identity = identity;
-    const token = await signIdentity(identity, config.IDENTITY_SECRET);
-    const { refreshSession } = await proxy.forward(ctx as unknown as Koa.Context, services[rule.service], token);
-    if (refreshSession) await refreshSessionUser(ctx as unknown as Koa.Context, { auth, logger });
+    await forwardAs(ctx as unknown as Koa.Context, user, rule.service);
   });
+
+  // The queue board (bull-board, served by the ops service) is a page of its own: ADMIN only.
+  const board = new Router<GatewayState>();
+  board.use(noStore);
+  board.use(sameOriginWrites());
+  board.use(sessions);
+  board.all(`${QUEUES_BOARD_PATH}{/*rest}`, async (ctx) => {
+    const user = sessionUser(ctx as unknown as Koa.Context);
+    if (!user) throw unauthenticated('Not signed in');
+    if (user.organization !== 'ADMIN') throw forbidden('Access denied. Admin privileges required.');
+    await forwardAs(ctx as unknown as Koa.Context, user, 'ops');
+  });
+  app.use(board.routes());
+
   app.use(api.routes());
 
   app.use(frontendRoutes({ dir: config.FRONTENDS_DIR, remotes: config.MF_REMOTES }));
 
-  return { app, close: () => proxy.close() };
+  // Prometheus scrapes this on an internal address (METRICS_HOST:METRICS_PORT), never the public one.
+  const metricsApp = new Koa();
+  metricsApp.silent = true;
+  metricsApp.use(async (ctx, next) => {
+    if (ctx.method === 'GET' && ctx.path === '/metrics') return metricsHandler(metrics)(ctx);
+    await next();
+  });
+
+  return { app, metricsApp, close: () => proxy.close() };
 }

@@ -30,6 +30,12 @@ const remotesSchema = z
 export const GatewayConfigSchema = z.object({
   HOST: z.string().default('0.0.0.0'),
   PORT: env.port(8080),
+  /**
+   * Where Prometheus scrapes the gateway's /metrics: an internal address, never the public port
+   * (compose: 0.0.0.0 inside its network, not published; npm start: 127.0.0.1).
+   */
+  METRICS_HOST: z.string().default('127.0.0.1'),
+  METRICS_PORT: env.port(9464),
   LOG_LEVEL: env.logLevel(),
   REDIS_URL: env.url(),
   /** Prefix of every Redis key the gateway writes (sessions, counters). */
@@ -65,6 +71,8 @@ export const GatewayConfigSchema = z.object({
   STATS_URL: env.url(),
   INGEST_URL: env.url(),
   REPORT_URL: env.url(),
+  /** The ops service: GET /api/admin/operations and the queue board (/admin/queues). */
+  OPS_URL: env.url(),
 });
 export type GatewayConfig = z.output<typeof GatewayConfigSchema>;
 

@@ -6,11 +6,13 @@ import { loadGatewayConfig } from './config.ts';
 const config = loadGatewayConfig();
 const logger = createLogger({ name: 'gateway', level: config.LOG_LEVEL });
 const redis = new Redis(config.REDIS_URL, { maxRetriesPerRequest: 2 });
-const { app, close } = createGateway({ config, redis, logger });
+const { app, metricsApp, close } = createGateway({ config, redis, logger });
 const { server, port } = await listen(app, config.PORT, config.HOST);
-logger.info({ port }, 'gateway listening');
+const metrics = await listen(metricsApp, config.METRICS_PORT, config.METRICS_HOST);
+logger.info({ port, metricsPort: metrics.port }, 'gateway listening');
 onShutdown(logger, [
   ['http', () => closeServer(server)],
+  ['metrics', () => closeServer(metrics.server)],
   ['upstreams', async () => close()],
   ['redis', () => redis.quit()],
 ]);

@@ -3,7 +3,7 @@
  * pattern that matches wins, so specific paths come before the general ones of the same prefix.
  * The gateway's own paths (login, logout, user, health) are handled before this table is read.
  */
-export type ServiceName = 'auth' | 'records' | 'linking' | 'stats' | 'ingest' | 'report';
+export type ServiceName = 'auth' | 'records' | 'linking' | 'stats' | 'ingest' | 'report' | 'ops';
 
 export interface RouteRule {
   pattern: RegExp;
@@ -18,6 +18,7 @@ export const ROUTES: readonly RouteRule[] = [
   { pattern: /^\/api\/auth\/register$/, service: 'auth', public: true, addressLimit: 'registrations' },
   { pattern: /^\/api\/auth\/update-name$/, service: 'auth' },
   { pattern: /^\/api\/contact-admin$/, service: 'auth' },
+  { pattern: /^\/api\/admin\/contact-requests(\/[^/]+\/resolve)?$/, service: 'auth' },
   // Linking and ingest before records: `/api/records/{id}` would otherwise take `link`,
   // `check-namlc-matches`, `batch-upload` and `template`.
   { pattern: /^\/api\/records\/(batch-upload|template)$/, service: 'ingest' },
@@ -33,6 +34,7 @@ export const ROUTES: readonly RouteRule[] = [
   { pattern: /^\/api\/generate-report$/, service: 'report' },
   { pattern: /^\/api\/reports(\/jobs\/[^/]+|\/[^/]+(\/markdown)?)?$/, service: 'report' },
   { pattern: /^\/api\/admin\/stats$/, service: 'stats' },
+  { pattern: /^\/api\/admin\/operations$/, service: 'ops' },
   { pattern: /^\/api\/dropdown-options\/[^/]+$/, service: 'records' },
 ];
 

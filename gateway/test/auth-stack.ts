@@ -10,6 +10,8 @@ import { createApp as createIngestApp } from '@nrad/ingest-service/app';
 import { ingestTestConfig } from '@nrad/ingest-service/test-support';
 import { createApp as createLinkingApp } from '@nrad/linking-service/app';
 import { linkingTestConfig } from '@nrad/linking-service/test-support';
+import { createApp as createOpsApp } from '@nrad/ops-service/app';
+import { opsTestConfig } from '@nrad/ops-service/test-support';
 import { createApp as createRecordsApp } from '@nrad/records-service/app';
 import { recordsTestConfig } from '@nrad/records-service/test-support';
 import { createApp as createReportApp } from '@nrad/report-service/app';
@@ -73,8 +75,9 @@ export async function createAuthStack(t: TestNamespace) {
     recordsSubjectPrefix: recordsConfig.RECORDS_SUBJECT_PREFIX,
   });
   const statsDb = await connectMongo({ url: statsConfig.MONGO_URL, dbName: statsConfig.MONGO_DB });
-  const stats = await createStatsApp({ config: statsConfig, db: statsDb, bus, logger });
-  const statsServer = await listen(stats.app, 0, '127.0.0.1');
+  let stats = await createStatsApp({ config: statsConfig, db: statsDb, bus, logger });
+  let statsServer = await listen(stats.app, 0, '127.0.0.1');
+  let statsRunning = true;
   const ingestConfig = ingestTestConfig({
     identitySecret: IDENTITY_SECRET,
     mongoUrl: t.mongoUrl,
@@ -98,6 +101,25 @@ export async function createAuthStack(t: TestNamespace) {
   const reportDb = await connectMongo({ url: reportConfig.MONGO_URL, dbName: reportConfig.MONGO_DB });
   const report = await createReportApp({ config: reportConfig, db: reportDb, logger });
   const reportServer = await listen(report.app, 0, '127.0.0.1');
+  const serviceUrls = {
+    auth: authUrl,
+    records: `http://127.0.0.1:${recordsServer.port}`,
+    linking: `http://127.0.0.1:${linkingServer.port}`,
+    stats: `http://127.0.0.1:${statsServer.port}`,
+    ingest: `http://127.0.0.1:${ingestServer.port}`,
+    report: `http://127.0.0.1:${reportServer.port}`,
+  };
+  const opsConfig = opsTestConfig({
+    identitySecret: IDENTITY_SECRET,
+    natsUrl: t.natsUrl,
+    redisUrl: t.redisUrl,
+    queuePrefix: `${t.redisPrefix}bull`,
+    queues: [ingestConfig.INGEST_QUEUE, reportConfig.REPORT_QUEUE],
+    streamPrefix: t.stream(''),
+    services: serviceUrls,
+  });
+  const ops = createOpsApp({ config: opsConfig, bus, logger });
+  const opsServer = await listen(ops.app, 0, '127.0.0.1');
   const redis = new Redis(t.redisUrl);
   const closers: Array<() => unknown> = [];
 
@@ -108,18 +130,19 @@ export async function createAuthStack(t: TestNamespace) {
       REDIS_PREFIX: `${t.redisPrefix}gw:`,
       IDENTITY_SECRET,
       SESSION_SECRET: 's'.repeat(40),
-      AUTH_URL: authUrl,
-      RECORDS_URL: `http://127.0.0.1:${recordsServer.port}`,
-      LINKING_URL: `http://127.0.0.1:${linkingServer.port}`,
-      STATS_URL: `http://127.0.0.1:${statsServer.port}`,
-      INGEST_URL: `http://127.0.0.1:${ingestServer.port}`,
-      REPORT_URL: `http://127.0.0.1:${reportServer.port}`,
+      AUTH_URL: serviceUrls.auth,
+      RECORDS_URL: serviceUrls.records,
+      LINKING_URL: serviceUrls.linking,
+      STATS_URL: serviceUrls.stats,
+      INGEST_URL: serviceUrls.ingest,
+      REPORT_URL: serviceUrls.report,
+      OPS_URL: `http://127.0.0.1:${opsServer.port}`,
       TRUST_PROXY: 'true',
       ...overrides,
     });
     const gw = createGateway({ config, redis, logger });
     closers.push(gw.close);
-    return { server: gw.app.callback(), config };
+    return { server: gw.app.callback(), metrics: gw.metricsApp.callback(), config };
   }
 
   const close = async () => {
@@ -128,13 +151,15 @@ export async function createAuthStack(t: TestNamespace) {
     await authServer.close();
     await recordsServer.close();
     await linkingServer.close();
-    await statsServer.close();
+    if (statsRunning) await statsServer.close();
     await ingestServer.close();
     await reportServer.close();
+    await opsServer.close();
+    await ops.stop();
     await ingest.stop();
     await report.stop();
     await linking.stop();
-    await stats.stop();
+    if (statsRunning) await stats.stop();
     await records.stop();
     await bus.nc.close();
     await Promise.all([
@@ -161,6 +186,21 @@ export async function createAuthStack(t: TestNamespace) {
     linkingDb,
     linksStream: linkingConfig.LINKS_STREAM,
     statsDb,
+    serviceUrls,
+    opsConfig,
     closeAuth: () => closeServer(authServer.server),
+    /** Stops the stats service (its HTTP server and its consumer of records.*), as a crash would. */
+    async stopStats() {
+      statsRunning = false;
+      await closeServer(statsServer.server);
+      await stats.stop();
+    },
+    /** Starts the stats service again on the same port, from its stored read model. */
+    async startStats() {
+      const port = statsServer.port;
+      stats = await createStatsApp({ config: statsConfig, db: statsDb, bus, logger });
+      statsServer = await listen(stats.app, port, '127.0.0.1');
+      statsRunning = true;
+    },
   };
 }

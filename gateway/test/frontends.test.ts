@@ -140,6 +140,7 @@ describe('serving the built frontends', () => {
       STATS_URL: 'http://127.0.0.1:4',
       INGEST_URL: 'http://127.0.0.1:5',
       REPORT_URL: 'http://127.0.0.1:6',
+      OPS_URL: 'http://127.0.0.1:7',
     };
     for (const bad of ['not json', '{"Settings":"/x"}', '{"settings":"javascript:alert(1)"}', '[1]']) {
       const parsed = GatewayConfigSchema.safeParse({ ...base, MF_REMOTES: bad });

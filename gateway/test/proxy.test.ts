@@ -96,12 +96,16 @@ describe('security', () => {
       .expect(200);
   });
 
-  it('exposes health, readiness and metrics', async () => {
+  it('exposes health and readiness, and metrics only on the internal metrics port', async () => {
     const health = await request(gw.server).get('/api/health').expect(200);
     expect(health.body).toEqual({ status: 'ok', dependencies: { redis: 'up', auth: 'up' } });
-    await request(gw.server).get('/readyz').expect(200);
-    const metrics = await request(gw.server).get('/metrics').expect(200);
+    const ready = await request(gw.server).get('/readyz').expect(200);
+    expect(ready.body).toEqual({ ready: true, checks: { redis: 'up', auth: 'up' } });
+    const hidden = await request(gw.server).get('/metrics').expect(404);
+    expect(hidden.text).not.toContain('http_request_duration_seconds');
+    const metrics = await request(gw.metrics).get('/metrics').expect(200);
     expect(metrics.text).toContain('http_request_duration_seconds');
+    await request(gw.metrics).get('/api/health').expect(404);
   });
 });
 

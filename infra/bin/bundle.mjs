@@ -3,6 +3,8 @@
 // imports (@nrad/*, consumed from source), into one ESM file for Node. Packages from the npm
 // registry stay external and are loaded from node_modules at run time (native addons such as
 // argon2 cannot be bundled).
+import { execFileSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { build } from 'esbuild';
 
@@ -22,6 +24,26 @@ const externalRegistryPackages = {
   },
 };
 
+/**
+ * The build's version, shown by /readyz and the operations console: the deployable's package
+ * version and, where the source is a git checkout, its commit (`0.1.0+f0ce263`; NRAD_COMMIT wins).
+ */
+function buildVersion() {
+  const { version } = JSON.parse(readFileSync('package.json', 'utf8'));
+  let commit = process.env.NRAD_COMMIT ?? '';
+  if (!commit) {
+    try {
+      commit = execFileSync('git', ['rev-parse', '--short', 'HEAD'], {
+        encoding: 'utf8',
+        stdio: ['ignore', 'pipe', 'ignore'],
+      }).trim();
+    } catch {
+      // not a checkout (a Docker build context without .git): the package version alone
+    }
+  }
+  return commit ? `${version}+${commit}` : version;
+}
+
 const started = performance.now();
 await build({
   entryPoints: [entry],
@@ -33,5 +55,6 @@ await build({
   sourcemap: true,
   logLevel: 'warning',
   plugins: [externalRegistryPackages],
+  define: { __NRAD_VERSION__: JSON.stringify(buildVersion()) },
 });
 console.error(`bundled ${path.relative(process.cwd(), out)} in ${Math.round(performance.now() - started)} ms`);

@@ -85,6 +85,19 @@ export const SERVICES: ReadonlyArray<{
       ...s.openAi,
     }),
   },
+  {
+    name: 'ops',
+    entry: 'services/ops/dist/main.js',
+    env: (s, urls) => ({
+      NATS_URL: s.natsUrl,
+      REDIS_URL: s.redisUrl,
+      IDENTITY_SECRET: s.identitySecret,
+      // Every service started before it: their readiness and builds.
+      OPS_SERVICES: Object.entries(urls)
+        .map(([variable, url]) => `${variable.replace(/_URL$/, '').toLowerCase()}=${url}`)
+        .join(','),
+    }),
+  },
 ];
 
 export interface SystemOptions {
@@ -201,6 +214,7 @@ export async function startSystem(options: SystemOptions): Promise<RunningSystem
       REDIS_URL: infra.redisUrl,
       IDENTITY_SECRET: secrets.identitySecret,
       SESSION_SECRET: secrets.sessionSecret,
+      METRICS_PORT: String(await freePort()),
       ...(options.env?.MF_REMOTES ? { MF_REMOTES: options.env.MF_REMOTES } : {}),
       ...serviceUrls,
     });

@@ -21,9 +21,14 @@ interface ComposeService {
   environment?: Record<string, string>;
   depends_on?: Record<string, { condition: string }>;
   healthcheck?: { test: string[] };
+  volumes?: string[];
 }
 const compose = parse(readFileSync(path.join(REPO_ROOT, 'docker-compose.yml'), 'utf8'), { merge: true }) as {
   services: Record<string, ComposeService>;
+};
+
+const prometheus = parse(readFileSync(path.join(REPO_ROOT, 'infra/prometheus/prometheus.yml'), 'utf8')) as {
+  scrape_configs: Array<{ static_configs: Array<{ targets: string[] }> }>;
 };
 
 /** Variables a config schema requires (no default, not optional). */
@@ -72,6 +77,16 @@ describe('deployables', () => {
         for (const variable of await requiredVariables(dir)) {
           expect(env, `${name} needs ${variable} in docker-compose.yml`).toHaveProperty(variable);
         }
+      });
+
+      it('is scraped by Prometheus on its internal metrics port', () => {
+        const targets = prometheus.scrape_configs.flatMap((c) => c.static_configs.flatMap((x) => x.targets));
+        const env = compose.services[name]?.environment ?? {};
+        const port = name === 'gateway' ? env.METRICS_PORT : env.PORT;
+        expect(targets).toContain(`${name}:${port}`);
+        expect(compose.services.prometheus?.volumes).toContain(
+          './infra/prometheus/prometheus.yml:/etc/prometheus/prometheus.yml:ro',
+        );
       });
 
       if (name !== 'gateway') {

@@ -74,7 +74,7 @@ describe('npm start', () => {
       expect(await page.text(), screen).toContain('<div id="root">');
     }
     expect(await (await fetch(`${first.url}/mf/remotes.json`)).json()).toEqual({
-      remotes: ['dashboard', 'ingest', 'records', 'search', 'settings'].map((name) => ({
+      remotes: ['admin', 'dashboard', 'ingest', 'records', 'search', 'settings'].map((name) => ({
         name,
         entry: `/mf/${name}/mf-manifest.json`,
       })),
@@ -196,6 +196,24 @@ describe('npm start', () => {
     expect(report.body.report).toContain('- Records: 3');
     expect(report.body.report).toContain('| BPS – CUS | 1 | 1 | 0 |');
     expect((await admin.get('/api/reports')).body).toMatchObject({ total: 1, items: [{ id: report.body.id }] });
+
+    // The operations console: every service ready with the build npm start bundled, the queues and
+    // the streams; /metrics is not on the public port.
+    const ops = await admin.get('/api/admin/operations');
+    expect(ops.status).toBe(200);
+    expect(ops.body.problems).toEqual([]);
+    expect(ops.body.services.map((s: { name: string }) => s.name)).toEqual([
+      'auth',
+      'records',
+      'linking',
+      'stats',
+      'ingest',
+      'report',
+    ]);
+    for (const s of ops.body.services) expect(s.version).toMatch(/^0\.1\.0(\+[0-9a-f]+)?$/);
+    expect(ops.body.queues.map((q: { name: string }) => q.name)).toEqual(['ingest', 'report']);
+    expect(ops.body.streams.map((s: { name: string }) => s.name)).toEqual(expect.arrayContaining(['LINKS', 'RECORDS']));
+    expect((await fetch(`${first.url}/metrics`)).status).toBe(404);
 
     // Lockout: five failures lock the account, even against the right password.
     const victim = users.CUS as { email: string; password: string };

@@ -101,6 +101,9 @@ describe('Dashboard', () => {
     expect(fills).toContain('rgb(255,0,0)'); // Brazil: 3, the maximum
     expect(fills).toContain('rgb(250,80,80)'); // Chile: 2 of 3 along #f0f0f0 → red
     expect([...fills].filter((f) => /^rgb\((?!0,0,0)/.test(f ?? ''))).toHaveLength(2);
+    // The legend under the map, not on it.
+    expect(screen.getByTestId('map-legend')).toHaveTextContent('No incidentsIncidents (max)');
+    expect(map.contains(screen.getByTestId('map-legend'))).toBe(false);
     await user.click(within(first).getByText('Newest Case'));
     expect(window.location.pathname).toBe(`/record/${newest.id}`);
   });

@@ -1,9 +1,18 @@
 import { readFileSync } from 'node:fs';
 import { COUNTRIES } from '@nrad/contracts';
-import { geoArea } from 'd3-geo';
+import { geoArea, geoPath } from 'd3-geo';
+import * as echarts from 'echarts/core';
 import { describe, expect, it } from 'vitest';
 import { GENERATED_PATH, renderExtraShapes } from '../scripts/extra-shapes.ts';
-import { incidents, mapOption, NO_DATA_COLOR, SCALE_COLORS } from './WorldMap.tsx';
+import {
+  incidents,
+  LEGEND_TEXTS,
+  MAP_MARGIN,
+  mapOption,
+  NO_DATA_COLOR,
+  registerWorld,
+  SCALE_COLORS,
+} from './WorldMap.tsx';
 import { countryShapes, MAP_HEIGHT, MAP_WIDTH, mapProjection, numericIdOf } from './world.ts';
 
 describe('the world of the incident map', () => {
@@ -50,6 +59,28 @@ describe('the world of the incident map', () => {
   });
 });
 
+/** The box around every outline echarts draws for the map in a `width` × `height` chart (SVG, rendered here). */
+function drawnBox(width: number, height: number) {
+  registerWorld();
+  const chart = echarts.init(null, undefined, { renderer: 'svg', ssr: true, width, height });
+  try {
+    chart.setOption(mapOption([{ country: 'Brazil', count: 3 }]) as echarts.EChartsCoreOption);
+    const svg = chart.renderToSVGString();
+    const box = { left: Infinity, top: Infinity, right: -Infinity, bottom: -Infinity };
+    for (const [, d] of svg.matchAll(/<path d="([^"]*)"/g)) {
+      for (const [, x, y] of (d ?? '').matchAll(/[ML](-?[\d.e-]+)[ ,](-?[\d.e-]+)/g)) {
+        box.left = Math.min(box.left, Number(x));
+        box.right = Math.max(box.right, Number(x));
+        box.top = Math.min(box.top, Number(y));
+        box.bottom = Math.max(box.bottom, Number(y));
+      }
+    }
+    return box;
+  } finally {
+    chart.dispose();
+  }
+}
+
 describe('the map’s option', () => {
   it('shades from #f0f0f0 to red at the maximum, leaves countries without data #f8f9fa, zooms 1–8', () => {
     const option = mapOption([
@@ -59,9 +90,11 @@ describe('the map’s option', () => {
     expect(option.visualMap).toMatchObject({
       min: 0,
       max: 3,
-      text: ['Incidents (max)', 'No incidents'],
       inRange: { color: [...SCALE_COLORS] },
     });
+    // The legend is the page's own, under the map (echarts' would lie on top of the countries).
+    expect(option.visualMap.show).toBe(false);
+    expect(LEGEND_TEXTS).toEqual({ none: 'No incidents', max: 'Incidents (max)' });
     expect(SCALE_COLORS).toEqual(['#f0f0f0', '#ff0000']);
     const series = option.series[0];
     expect(series?.itemStyle.areaColor).toBe(NO_DATA_COLOR);
@@ -79,6 +112,33 @@ describe('the map’s option', () => {
     expect(formatter({ name: 'Chad', value: 1 })).toBe('Chad: 1 incident');
     expect(formatter({ name: 'Peru', value: Number.NaN })).toBe('Peru: 0 incidents');
     expect(incidents(0)).toBe('0 incidents');
+  });
+
+  it('draws the whole world, Antarctica included, centred in the box with room at its edges, unstretched', () => {
+    const [[x0, y0], [x1, y1]] = geoPath({ stream: mapProjection().stream }).bounds(countryShapes());
+    const worldAspect = (x1 - x0) / (y1 - y0);
+    // SPEC's size, and the map on a 390-pixel-wide phone (the card leaves it about 294 pixels).
+    for (const [width, height] of [
+      [MAP_WIDTH, MAP_HEIGHT],
+      [294, Math.round((294 * MAP_HEIGHT) / MAP_WIDTH)],
+    ] as const) {
+      const box = drawnBox(width, height);
+      const where = `${width} × ${height}: ${JSON.stringify(box)}`;
+      expect(box.left, where).toBeGreaterThanOrEqual(1);
+      expect(box.top, where).toBeGreaterThanOrEqual(1);
+      expect(box.right, where).toBeLessThanOrEqual(width - 1);
+      expect(box.bottom, where).toBeLessThanOrEqual(height - 1);
+      expect(Math.abs(box.left - (width - box.right)), where).toBeLessThan(1);
+      expect(Math.abs(box.top - (height - box.bottom)), where).toBeLessThan(2);
+      // As large as the margins allow, one way or the other, and not stretched to the box.
+      const fill = Math.max(
+        (box.right - box.left) / (width - 2 * MAP_MARGIN),
+        (box.bottom - box.top) / (height - 2 * MAP_MARGIN),
+      );
+      expect(fill, where).toBeGreaterThan(0.98);
+      const aspect = (box.right - box.left) / (box.bottom - box.top);
+      expect(Math.abs(aspect / worldAspect - 1), where).toBeLessThan(0.01);
+    }
   });
 
   it('keeps a scale when nothing is counted yet', () => {

@@ -63,13 +63,13 @@ describe('bundle budget', () => {
     const cookies = await context.cookies();
     await context.close();
 
-    // A signed-in user opening the app with an empty cache: shell and frame, no remote (a route
-    // whose remote is not deployed: the Admin Panel comes with its own issue).
+    // A signed-in user opening the app with an empty cache: shell and frame, no remote (the Admin
+    // Panel's route, which an agency user is refused by the shell without loading its remote).
     const { page: cold } = await web.page();
     await cold.context().addCookies(cookies);
     const frame = await measure(cold, async () => {
       await cold.goto('/admin');
-      await cold.getByText('Admin Panel is not available right now').waitFor();
+      await cold.getByText('Access denied. Admin privileges required.').waitFor();
     });
 
     const report = {

@@ -41,6 +41,75 @@ async function filledShapes(page: Page) {
   });
 }
 
+interface Box {
+  left: number;
+  top: number;
+  right: number;
+  bottom: number;
+}
+
+/**
+ * Where the map draws: the box around every country outline (the world, Antarctica included), the
+ * map's own box, the legend's box and the card's content box, in page pixels.
+ */
+async function mapLayout(page: Page) {
+  await page.getByTestId('map-legend').waitFor();
+  return page.getByTestId('world-map').evaluate((map) => {
+    const box = (r: DOMRect): Box => ({ left: r.left, top: r.top, right: r.right, bottom: r.bottom });
+    const world = { left: Infinity, top: Infinity, right: -Infinity, bottom: -Infinity };
+    for (const path of map.querySelectorAll('svg path')) {
+      const r = path.getBoundingClientRect();
+      if (r.width === 0 && r.height === 0) continue;
+      world.left = Math.min(world.left, r.left);
+      world.top = Math.min(world.top, r.top);
+      world.right = Math.max(world.right, r.right);
+      world.bottom = Math.max(world.bottom, r.bottom);
+    }
+    const legend = document.querySelector('[data-testid="map-legend"]') as HTMLElement;
+    const card = map.closest('.ant-card-body') as HTMLElement;
+    const style = getComputedStyle(card);
+    const cardBox = card.getBoundingClientRect();
+    return {
+      world,
+      map: box(map.getBoundingClientRect()),
+      legend: box(legend.getBoundingClientRect()),
+      legendOverflows: legend.scrollWidth > legend.clientWidth,
+      content: {
+        left: cardBox.left + Number.parseFloat(style.paddingLeft),
+        right: cardBox.right - Number.parseFloat(style.paddingRight),
+      },
+      // Whether anything in the map's card (a tooltip left behind included) sticks out of it.
+      cardOverflows: card.scrollWidth > card.clientWidth,
+    };
+  });
+}
+
+const overlaps = (a: Box, b: Box) => a.left < b.right && b.left < a.right && a.top < b.bottom && b.top < a.bottom;
+
+/** The whole world inside the map's box, the legend beside none of it and inside the card. */
+async function expectWholeMapAndLegend(page: Page, width: number) {
+  const layout = await mapLayout(page);
+  const where = `at ${width} px: ${JSON.stringify(layout)}`;
+  // The world, Antarctica included, drawn inside the map's box (not cut off at any edge).
+  expect(layout.world.left, where).toBeGreaterThanOrEqual(layout.map.left - 0.5);
+  expect(layout.world.right, where).toBeLessThanOrEqual(layout.map.right + 0.5);
+  expect(layout.world.top, where).toBeGreaterThanOrEqual(layout.map.top - 0.5);
+  expect(layout.world.bottom, where).toBeLessThanOrEqual(layout.map.bottom + 0.5);
+  // It uses the box: most of the width (no world shrunk into a corner).
+  expect(layout.world.right - layout.world.left, where).toBeGreaterThan(0.85 * (layout.map.right - layout.map.left));
+  // Centred across.
+  expect(Math.abs(layout.world.left - layout.map.left - (layout.map.right - layout.world.right)), where).toBeLessThan(
+    4,
+  );
+  // The legend covers none of the world and fits the card.
+  expect(overlaps(layout.legend, layout.world), where).toBe(false);
+  expect(overlaps(layout.legend, layout.map), where).toBe(false);
+  expect(layout.legendOverflows, where).toBe(false);
+  expect(layout.legend.left, where).toBeGreaterThanOrEqual(layout.content.left - 0.5);
+  expect(layout.legend.right, where).toBeLessThanOrEqual(layout.content.right + 0.5);
+  expect(layout.cardOverflows, where).toBe(false);
+}
+
 describe('the dashboard', () => {
   it('shows zeros and empty states, then the police records in three countries; FIA’s stays empty', async () => {
     const page = await signedIn(police);
@@ -118,6 +187,18 @@ describe('the dashboard', () => {
       expect.arrayContaining(['Australia: 2 incidents', 'Brazil: 3 incidents', 'China: 1 incident']),
     );
     await shot(page, 'dashboard');
+
+    // The whole world, Antarctica included, and the legend beside it: on a desktop, then on a phone.
+    await expectWholeMapAndLegend(page, 1280);
+    await page.setViewportSize({ width: 390, height: 844 });
+    // The map follows the window's resize: its drawing as wide as its box again.
+    await page.waitForFunction(() => {
+      const map = document.querySelector('[data-testid="world-map"]');
+      const drawing = map?.querySelector('svg');
+      return !!map && !!drawing && Math.abs(drawing.getBoundingClientRect().width - map.clientWidth) < 1;
+    });
+    await expectWholeMapAndLegend(page, 390);
+    await shot(page, 'dashboard-phone');
 
     // Another agency sees none of it.
     const other = await signedIn(intelligence);

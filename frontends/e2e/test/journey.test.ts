@@ -43,6 +43,11 @@ describe('a new user in Chromium', () => {
     const badge = page.getByTestId('organization-badge');
     expect(await badge.textContent()).toBe('CUS');
     expect(await badge.getAttribute('class')).toContain('ant-tag-yellow');
+    // Readable: dark yellow-brown on yellow (7.7:1), not antd's yellow on pale yellow (2.0:1).
+    expect(await badge.evaluate((b) => [getComputedStyle(b).color, getComputedStyle(b).backgroundColor])).toEqual([
+      'rgb(97, 71, 0)',
+      'rgb(255, 245, 102)',
+    ]);
     const nav = page.getByRole('navigation', { name: 'Main navigation' });
     expect(await nav.getByRole('link').allTextContents()).toEqual([
       'Dashboard',

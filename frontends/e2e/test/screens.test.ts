@@ -127,11 +127,15 @@ describe('signed in', () => {
     await shot(page, 'not-found');
     await page.getByRole('button', { name: 'Return to Dashboard' }).click();
     await page.waitForURL((url) => url.pathname === '/');
-    // Every route of a remote not deployed yet: the not-available message, not a fake screen.
-    for (const [p, title] of [['/admin', 'Admin Panel']]) {
-      await page.goto(p as string);
-      await page.getByText(`${title} is not available right now`).waitFor();
+    // The admin routes: SPEC's access-denied text for an agency user, and the admin remote is
+    // never asked for.
+    const asked: string[] = [];
+    page.on('request', (r) => asked.push(new URL(r.url()).pathname));
+    for (const p of ['/admin', '/admin/operations']) {
+      await page.goto(p);
+      await page.getByText('Access denied. Admin privileges required.').waitFor();
     }
+    expect(asked.filter((p) => p.startsWith('/mf/admin') || p.startsWith('/api/admin'))).toEqual([]);
     // /login and /register take a signed-in user home.
     await page.goto('/login');
     await page.waitForURL((url) => url.pathname === '/');
@@ -156,7 +160,7 @@ describe('signed in', () => {
     await nav.getByRole('link', { name: 'Admin' }).click();
     await page.waitForURL('**/admin');
     expect(await nav.getByRole('link', { name: 'Admin' }).getAttribute('aria-current')).toBe('page');
-    await page.getByText('Admin Panel is not available right now').waitFor();
+    await page.getByRole('heading', { name: 'Admin Panel' }).waitFor();
     await shot(page, 'admin-frame');
 
     const { page: agency } = await web.page();

@@ -10,6 +10,8 @@ import AddRecord, { ALREADY_LINKED_TITLE, alreadyLinkedText, LINK_FIRST } from '
 
 type User = ReturnType<typeof userEvent.setup>;
 const REFERRAL = 'Referral from NAMLC organization';
+/** The contracts' amount message (the records service's), as the field shows it. */
+const NEGATIVE_AMOUNT = 'Must be a non-negative amount with at most 2 decimals and 12 digits';
 let police: CaseRecord;
 
 beforeAll(async () => {
@@ -359,6 +361,59 @@ describe('Add New Record', () => {
     await waitFor(() => expect(toastText('Failed to create record')).toBeDefined());
     await waitFor(() => expect(itemOf('Incident Number')).toHaveTextContent(/already exists/i));
     expect(field('Suspect Name')).toHaveValue('Second Holder');
+  });
+
+  it('refuses a negative amount on its field (not 0.00), sends nothing, and saves once it is corrected', async () => {
+    const user = await shown();
+    const number = incidentNumber('NEGATIVE');
+    await fill(user, {
+      incidentNumber: number,
+      suspectName: 'Negative Amount',
+      dob: '1970-03-04',
+      incidentDate: '2024-01-01',
+      caseAmount: '-500',
+    });
+    for (const label of ['Seized Amount', 'Confiscated Amount']) {
+      await user.clear(field(label));
+      await user.type(field(label), '-500');
+    }
+    await pick(user, 'Source of Record', REFERRAL);
+    await pick(user, 'NAMLC Organization', 'Bermuda Police Service');
+    const fetched = vi.spyOn(globalThis, 'fetch');
+    const sent = (path: RegExp) => fetched.mock.calls.filter(([input]) => path.test(String(input)));
+
+    // The match check does not ask with it either.
+    await user.click(screen.getByRole('button', { name: 'Check for Potential Matches' }));
+    await waitFor(() => expect(itemOf('Case Amount')).toHaveTextContent(NEGATIVE_AMOUNT));
+    await user.click(screen.getByRole('button', { name: 'Save Record' }));
+    await waitFor(() => {
+      for (const label of ['Case Amount', 'Seized Amount', 'Confiscated Amount']) {
+        expect(itemOf(label)).toHaveTextContent(NEGATIVE_AMOUNT);
+      }
+    });
+    // What was typed stays (nothing silently became 0.00), and no request left.
+    for (const label of ['Case Amount', 'Seized Amount', 'Confiscated Amount']) {
+      expect(field(label)).toHaveValue('-500.00');
+    }
+    expect(sent(/\/api\/records(\/check-namlc-matches)?$/)).toEqual([]);
+    expect(toastText('Record created successfully')).toBeUndefined();
+
+    // Corrected, the messages go and the record is saved with the amounts typed.
+    for (const label of ['Case Amount', 'Seized Amount', 'Confiscated Amount']) {
+      await user.clear(field(label));
+      await user.type(field(label), '500');
+    }
+    await waitFor(() => expect(itemOf('Case Amount')).not.toHaveTextContent(NEGATIVE_AMOUNT));
+    await user.click(screen.getByRole('button', { name: 'Save Record' }));
+    await waitFor(() => expect(toastText('Record created successfully')).toBeDefined());
+    const [saved] = (await (
+      await fetch('/api/records/search', {
+        method: 'POST',
+        headers: { 'Content-Type': 'application/json' },
+        body: JSON.stringify({ incidentNumber: number }),
+      })
+    ).json()) as CaseRecord[];
+    expect([saved?.caseAmount, saved?.seizedAmount, saved?.confiscatedAmount]).toEqual(['500.00', '500.00', '500.00']);
   });
 
   it('refuses a date of birth after the incident date on its field', async () => {

@@ -18,7 +18,8 @@ import {
   formatDate,
   formatUsd,
   messageOf,
-  organizationColor,
+  OrganizationBadge,
+  pageStyle,
   recordLinksKey,
   recordsChanged,
   Tag,
@@ -115,7 +116,7 @@ function MatchPanel({
                 <dd style={{ margin: 0 }}>{formatUsd(m.caseAmount)}</dd>
                 <dt>Organization</dt>
                 <dd style={{ margin: 0 }}>
-                  <Tag color={organizationColor(m.organization)}>{m.organization}</Tag>
+                  <OrganizationBadge code={m.organization} />
                   {ORGANIZATION_NAMES[m.organization]}
                 </dd>
               </dl>
@@ -211,6 +212,12 @@ export default function AddRecord() {
       toast.error('Error', CHECK_MATCHES_MISSING_FIELDS);
       return;
     }
+    // A case amount the server would refuse (negative): its field says why; nothing is asked.
+    try {
+      await form.validateFields(['caseAmount']);
+    } catch {
+      return;
+    }
     setChecking(true);
     try {
       const answer = await apiRequest<{ matches: MatchCandidate[] }>(
@@ -297,7 +304,7 @@ export default function AddRecord() {
 
   const sources = (sourceOptions ?? []).map((o) => o.value);
   return (
-    <Flex vertical gap={16} style={{ maxWidth: 960 }}>
+    <Flex vertical gap={16} style={pageStyle}>
       <Typography.Title level={2} style={{ margin: 0 }}>
         Add New Record
       </Typography.Title>

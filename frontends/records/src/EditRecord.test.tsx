@@ -2,7 +2,7 @@ import { type CaseRecord, RecordFieldsSchema } from '@nrad/contracts';
 import { spawnStack } from '@nrad/gateway/spawn-stack';
 import { screen, waitFor } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
-import { beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it, vi } from 'vitest';
 import { Route } from 'wouter';
 import { createRecord } from '../../shared/test/records-api.ts';
 import { openAt, pick, renderScreen, signedInAs, toastText } from '../../shared/test/render.tsx';
@@ -135,6 +135,29 @@ describe('Edit Record', () => {
     await user.click(screen.getByRole('button', { name: 'Update Record' }));
     await waitFor(() => expect(toastText('Failed to update record')).toBeDefined());
     expect(await screen.findByText(/already exists/i)).toBeInTheDocument();
+  });
+
+  it('refuses a negative amount on its field and leaves the record as it was', async () => {
+    const record = await createRecord({ suspectName: 'Positive Person', confiscatedAmount: '20' });
+    const user = await editing(record);
+    await user.clear(field('Confiscated Amount'));
+    await user.type(field('Confiscated Amount'), '-500');
+    const fetched = vi.spyOn(globalThis, 'fetch');
+    try {
+      await user.click(screen.getByRole('button', { name: 'Update Record' }));
+      const item = field('Confiscated Amount').closest('.ant-form-item') as HTMLElement;
+      await waitFor(() =>
+        expect(item).toHaveTextContent('Must be a non-negative amount with at most 2 decimals and 12 digits'),
+      );
+      expect(field('Confiscated Amount')).toHaveValue('-500.00');
+      expect(fetched.mock.calls.filter(([, init]) => init?.method === 'PUT')).toEqual([]);
+    } finally {
+      fetched.mockRestore();
+    }
+    expect(toastText('Record updated successfully')).toBeUndefined();
+    expect(window.location.pathname).toBe(`/record/${record.id}/edit`);
+    const stored = (await (await fetch(`/api/records/${record.id}`)).json()) as CaseRecord;
+    expect([stored.confiscatedAmount, stored.version]).toEqual(['20.00', record.version]);
   });
 
   it('says Record not found for a record that is not there', async () => {

@@ -5,6 +5,7 @@ import {
   Button,
   Flex,
   Form,
+  pageStyle,
   recordKey,
   recordsChanged,
   useOptions,
@@ -81,7 +82,7 @@ export default function EditRecord() {
   const sources = [...new Set([...(sourceOptions ?? []).map((o) => o.value), record.data.sourceOfRecord])];
   const countries = [...new Set([DEFAULT_COUNTRY, ...(countryOptions ?? []).map((o) => o.value), record.data.country])];
   return (
-    <Flex vertical gap={16} style={{ maxWidth: 960 }}>
+    <Flex vertical gap={16} style={pageStyle}>
       <Typography.Title level={2} style={{ margin: 0 }}>
         Edit Record
       </Typography.Title>

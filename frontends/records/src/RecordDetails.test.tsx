@@ -7,6 +7,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { Route } from 'wouter';
 import { createRecord, linksOf } from '../../shared/test/records-api.ts';
 import { openAt, renderScreen, signedInAs, toastText } from '../../shared/test/render.tsx';
+import { journeyCircleColors } from './colors.ts';
 import { NOT_FOUND_TEXT } from './common.tsx';
 import RecordDetails from './RecordDetails.tsx';
 import { AUTO_LINK_NOTE, closedRecordText } from './RecordJourney.tsx';
@@ -82,6 +83,11 @@ describe('Record Details', () => {
     const journey = await screen.findByTestId('record-journey');
     const chain = within(journey).getByLabelText('Organizations in this journey');
     expect([...chain.querySelectorAll('span[title]')].map((c) => c.textContent)).toEqual(['FIA', 'BPS']);
+    // Each circle in its organization's colours (colors.test.ts measures their contrast).
+    for (const circle of chain.querySelectorAll<HTMLElement>('span[title]')) {
+      const { fill, text } = journeyCircleColors(circle.textContent ?? '');
+      expect(circle).toHaveStyle({ color: text, background: fill });
+    }
     const link = within(journey).getByTestId('journey-link');
     for (const text of [police.incidentNumber, '04/01/2025', '$250,000.00', '$1,234.50', 'Fraud', 'None']) {
       expect(within(link).getByText(text)).toBeInTheDocument();

@@ -5,13 +5,15 @@ import {
   formatDate,
   formatMoment,
   formatUsd,
+  OrganizationBadge,
+  pageStyle,
   useDeleteRecord,
   useRecord,
   useRecordLinks,
 } from '@nrad/shared';
 import { Card, Descriptions, Modal, Typography } from '@nrad/shared/ui';
 import { useLocation, useParams } from 'wouter';
-import { isNotFound, LoadFailed, Loading, OrganizationBadge, RecordNotFound } from './common.tsx';
+import { isNotFound, LoadFailed, Loading, RecordNotFound } from './common.tsx';
 import { RecordJourney } from './RecordJourney.tsx';
 
 /** SPEC §2 Record Details (/record/{id}). */
@@ -32,7 +34,7 @@ export default function RecordDetails() {
   const organizations = [...new Set((links.data ?? []).map((l) => l.linkedRecord.organization))].sort();
   const cardStyle = { height: '100%' };
   return (
-    <Flex vertical gap={16} style={{ maxWidth: 1100 }}>
+    <Flex vertical gap={16} style={pageStyle}>
       {modalHolder}
       <Flex justify="space-between" align="center" wrap gap={8}>
         <Button onClick={() => navigate('/')}>Back to Dashboard</Button>
@@ -56,7 +58,8 @@ export default function RecordDetails() {
           </Flex>
         )}
       </Flex>
-      <div style={{ display: 'grid', gridTemplateColumns: 'repeat(auto-fit, minmax(320px, 1fr))', gap: 16 }}>
+      {/* Two columns of cards on a wide screen, one on a phone. */}
+      <div style={{ display: 'grid', gridTemplateColumns: 'repeat(auto-fit, minmax(min(100%, 420px), 1fr))', gap: 16 }}>
         <Card title="Basic Information" style={cardStyle}>
           <Descriptions column={1} size="small">
             <Descriptions.Item label="Incident Number">{r.incidentNumber}</Descriptions.Item>

@@ -3,7 +3,7 @@ import { Button, Flex, formatDate, formatUsd, organizationName, theme, useCurren
 import { Card, Typography } from '@nrad/shared/ui';
 import { Fragment, useState } from 'react';
 import { Link } from 'wouter';
-import { ORGANIZATION_HEX } from './colors.ts';
+import { journeyCircleColors } from './colors.ts';
 import { MatchExplanation, matchPercent } from './MatchExplanation.tsx';
 
 export const AUTO_LINK_NOTE =
@@ -22,6 +22,7 @@ export const closedRecordText = (organization: string) =>
   `Only ${organizationName(organization)} can open this record; the link shares what is shown here.`;
 
 function Circle({ code }: { code: string }) {
+  const colors = journeyCircleColors(code);
   return (
     <span
       title={organizationName(code)}
@@ -29,12 +30,14 @@ function Circle({ code }: { code: string }) {
         display: 'inline-flex',
         alignItems: 'center',
         justifyContent: 'center',
+        boxSizing: 'border-box',
         width: 56,
         height: 56,
         borderRadius: '50%',
-        color: '#fff',
+        border: `2px solid ${colors.edge}`,
+        color: colors.text,
         fontWeight: 600,
-        background: ORGANIZATION_HEX[code] ?? '#8c8c8c',
+        background: colors.fill,
       }}
     >
       {code}

@@ -1,4 +1,4 @@
-import { ApiError, Button, Flex, organizationColor, organizationName, Spin, Tag } from '@nrad/shared';
+import { ApiError, Button, Flex, Spin } from '@nrad/shared';
 import { Typography } from '@nrad/shared/ui';
 import type { ReactNode } from 'react';
 import { useLocation } from 'wouter';
@@ -40,14 +40,5 @@ export function LoadFailed({ what, onRetry }: { what: string; onRetry: () => voi
       <Typography.Text>{`${what} could not be loaded.`}</Typography.Text>
       <Button onClick={onRetry}>Retry</Button>
     </Flex>
-  );
-}
-
-/** An organization's badge: its code in its colour, its full name on hover. */
-export function OrganizationBadge({ code }: { code: string }) {
-  return (
-    <Tag color={organizationColor(code)} title={organizationName(code)}>
-      {code}
-    </Tag>
   );
 }

@@ -15,7 +15,7 @@ import {
   RecordInputSchema,
 } from '@nrad/contracts';
 import { Form, type FormInstance, Input, Radio } from '@nrad/shared';
-import { AmountInput, Checkbox, Col, Row, Select } from '@nrad/shared/ui';
+import { AMOUNT_RULES, AmountInput, Checkbox, Col, Row, Select } from '@nrad/shared/ui';
 import type { ReactNode } from 'react';
 
 export interface RecordFormValues {
@@ -186,6 +186,7 @@ export function RecordFields({
                 ]
               }
               name={name}
+              rules={AMOUNT_RULES}
             >
               <AmountInput />
             </Form.Item>
@@ -251,9 +252,13 @@ export function RecordFields({
         />
       </Form.Item>
       {crimeType && (
-        <Form.Item label="Crime Subtype" name="crimeSubtype">
-          <Select allowClear placeholder="Select a subtype" options={options(CRIME_SUBTYPES[crimeType] ?? [])} />
-        </Form.Item>
+        <Row gutter={16}>
+          <Col xs={24} md={12}>
+            <Form.Item label="Crime Subtype" name="crimeSubtype">
+              <Select allowClear placeholder="Select a subtype" options={options(CRIME_SUBTYPES[crimeType] ?? [])} />
+            </Form.Item>
+          </Col>
+        </Row>
       )}
       <Form.Item label={additionalInfoLabel} name="additionalInfo">
         <Input.TextArea rows={4} maxLength={10_000} />

@@ -183,6 +183,29 @@ describe('Search Records', () => {
     expect(calls).toEqual(['POST /api/records/search?limit=100']);
   });
 
+  it('refuses a negative amount under its filter and asks nothing', async () => {
+    const user = await shown();
+    await user.type(screen.getByLabelText('Case Amount'), '-500');
+    const calls: string[] = [];
+    const original = globalThis.fetch;
+    globalThis.fetch = ((input: RequestInfo | URL, init?: RequestInit) => {
+      calls.push(`${init?.method ?? 'GET'} ${String(input)}`);
+      return original(input, init);
+    }) as typeof fetch;
+    try {
+      await user.click(screen.getByRole('button', { name: 'Search' }));
+      expect(
+        await screen.findByText('Must be a non-negative amount with at most 2 decimals and 12 digits'),
+      ).toBeInTheDocument();
+      expect(screen.getByLabelText('Case Amount')).toHaveValue('-500.00');
+      await new Promise((resolve) => setTimeout(resolve, 300));
+    } finally {
+      globalThis.fetch = original;
+    }
+    expect(calls).toEqual([]);
+    expect(toastText('Failed to search records')).toBeUndefined();
+  });
+
   it('opens a record from its row and from View', async () => {
     const user = await shown();
     await searchFor(user, 2);

@@ -16,7 +16,7 @@ import {
   usePagedRecords,
   useToast,
 } from '@nrad/shared';
-import { AmountInput, Card, Checkbox, Col, Modal, Row, Select, Table, Typography } from '@nrad/shared/ui';
+import { AMOUNT_RULES, AmountInput, Card, Checkbox, Col, Modal, Row, Select, Table, Typography } from '@nrad/shared/ui';
 import { useQueryClient } from '@tanstack/react-query';
 import { useLayoutEffect, useMemo, useRef, useState } from 'react';
 import { useLocation, useRoute, useSearch } from 'wouter';
@@ -219,7 +219,7 @@ export default function Search() {
               ] as const
             ).map(([name, label]) => (
               <Col xs={24} md={8} key={name}>
-                <Form.Item label={label} name={name}>
+                <Form.Item label={label} name={name} rules={AMOUNT_RULES}>
                   <AmountInput />
                 </Form.Item>
               </Col>

@@ -2,18 +2,20 @@ import type { UserResponse } from '@nrad/contracts';
 import {
   apiRequest,
   Button,
+  Flex,
   FONT_SIZES,
   type FontSize,
   Form,
   Input,
   messageOf,
   organizationName,
+  pageStyle,
   USER_QUERY_KEY,
   useCurrentUser,
   useFontSize,
   useToast,
 } from '@nrad/shared';
-import { Card, Select, Space, Typography } from '@nrad/shared/ui';
+import { Card, Col, Row, Select, Space, Typography } from '@nrad/shared/ui';
 import { useQueryClient } from '@tanstack/react-query';
 import { useEffect, useState } from 'react';
 import { Link } from 'wouter';
@@ -139,19 +141,32 @@ function ContactAdministrator() {
   );
 }
 
-/** SPEC §2 Settings. */
+/**
+ * SPEC §2 Settings: the cards in their order, one column on a phone; on a wide screen two columns
+ * (account and display beside record management and contact) in the page's centred width.
+ */
 export default function Settings() {
   return (
-    <Space direction="vertical" size="large" style={{ width: '100%', maxWidth: 720 }}>
+    <Flex vertical gap={24} style={pageStyle}>
       <Typography.Title level={2} style={{ margin: 0 }}>
         Settings
       </Typography.Title>
-      <AccountSettings />
-      <DisplaySettings />
-      <Card title="Record Management">
-        <Link href="/deleted-records">View Deleted Records</Link>
-      </Card>
-      <ContactAdministrator />
-    </Space>
+      <Row gutter={[24, 24]}>
+        <Col xs={24} lg={12}>
+          <Flex vertical gap={24}>
+            <AccountSettings />
+            <DisplaySettings />
+          </Flex>
+        </Col>
+        <Col xs={24} lg={12}>
+          <Flex vertical gap={24}>
+            <Card title="Record Management">
+              <Link href="/deleted-records">View Deleted Records</Link>
+            </Card>
+            <ContactAdministrator />
+          </Flex>
+        </Col>
+      </Row>
+    </Flex>
   );
 }

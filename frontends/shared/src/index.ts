@@ -13,8 +13,16 @@ export {
 } from './font-size.tsx';
 export { formatDate, formatDateTime, formatMoment, formatUsd, sumAmounts } from './format.ts';
 export { followJob, JOB_POLL_MS, JOB_POLL_RETRIES } from './jobs.ts';
+export { PAGE_MAX_WIDTH, pageStyle } from './layout.ts';
 export { useMounted } from './mounted.ts';
-export { ORGANIZATION_COLORS, organizationColor, organizationName } from './organizations.ts';
+export { OrganizationBadge } from './organization-badge.tsx';
+export {
+  ORGANIZATION_BADGE_COLORS,
+  ORGANIZATION_COLORS,
+  organizationBadgeStyle,
+  organizationColor,
+  organizationName,
+} from './organizations.ts';
 export { createQueryClient, defaultQueryFn } from './query.ts';
 export * from './record-ui.tsx';
 export * from './records.ts';

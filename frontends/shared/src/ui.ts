@@ -27,4 +27,4 @@ export {
   Tooltip,
   Typography,
 } from 'antd';
-export { AmountInput } from './amount-input.tsx';
+export { AMOUNT_RULES, AmountInput } from './amount-input.tsx';

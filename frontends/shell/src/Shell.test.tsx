@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { spawnStack } from '@nrad/gateway/spawn-stack';
-import { act, screen, waitFor, within } from '@testing-library/react';
+import { act, cleanup, screen, waitFor, within } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openAt, renderScreen, signedInAs, toastText } from '../../shared/test/render.tsx';
@@ -18,6 +18,10 @@ beforeAll(async () => {
 });
 
 const goTo = (p: string) => openAt(`${url}${p}`);
+const NOT_INSTALLED = 'This screen is not installed on this NRAD server. Tell your administrator.';
+const ACCESS_DENIED = 'Access denied. Admin privileges required.';
+/** Any call of the Admin Panel: its remote's files or its API. */
+const adminCalls = (requests: string[]) => requests.filter((r) => /\/(mf|api)\/admin(\/|$)/.test(r));
 
 describe('signed out', () => {
   it('shows a spinner while the session is checked, then Login on every path but /register', async () => {
@@ -80,6 +84,7 @@ describe('signed in', () => {
     expect(within(nav).getByRole('link', { name: 'Dashboard' })).toHaveAttribute('aria-current', 'page');
     // The dashboard remote is not deployed here: the message and Retry, inside the frame.
     expect(await screen.findByText('Dashboard is not available right now')).toBeInTheDocument();
+    expect(screen.getByText(NOT_INSTALLED)).toBeInTheDocument();
     const user = userEvent.setup();
     await user.click(within(nav).getByRole('link', { name: 'Search' }));
     expect(await screen.findByText('Search Records is not available right now')).toBeInTheDocument();
@@ -97,6 +102,34 @@ describe('signed in', () => {
     expect(await screen.findByText('Batch Upload is not available right now')).toBeInTheDocument();
     expect(watch.requests).toContain('GET /mf/remotes.json');
     watch.restore();
+  });
+
+  it('shows Access denied at /admin and /admin/operations without loading the Admin Panel', async () => {
+    goTo('/admin');
+    const watch = holdFetch({ hold: false });
+    try {
+      const user = userEvent.setup();
+      renderScreen(<Shell />);
+      expect(await screen.findByText(ACCESS_DENIED)).toBeInTheDocument();
+      expect(screen.getByTestId('user-name')).toHaveTextContent(name);
+      const nav = screen.getByRole('navigation', { name: 'Main navigation' });
+      expect(within(nav).queryByRole('link', { name: 'Admin' })).toBeNull();
+      await act(() => new Promise((resolve) => setTimeout(resolve, 200)));
+      expect(screen.queryByText('Admin Panel is not available right now')).toBeNull();
+
+      cleanup();
+      goTo('/admin/operations');
+      renderScreen(<Shell />);
+      expect(await screen.findByText(ACCESS_DENIED)).toBeInTheDocument();
+      await act(() => new Promise((resolve) => setTimeout(resolve, 200)));
+      // (RemoteScreen.test.tsx checks the same with the admin remote deployed.)
+      expect(adminCalls(watch.requests)).toEqual([]);
+
+      await user.click(screen.getByRole('button', { name: 'Return to Dashboard' }));
+      await waitFor(() => expect(window.location.pathname).toBe('/'));
+    } finally {
+      watch.restore();
+    }
   });
 
   it('shows Page Not Found for other paths, and Return to Dashboard goes home', async () => {
@@ -158,5 +191,26 @@ describe('ADMIN', () => {
     expect(within(nav).getByRole('link', { name: 'Admin' })).toHaveAttribute('aria-current', 'page');
     expect(screen.getByTestId('organization-badge')).toHaveClass('ant-tag-purple');
     expect(screen.getByTestId('organization-name')).toHaveTextContent('System Administration');
+  });
+
+  it('gets the Admin Panel remote at /admin and /admin/operations (not deployed here), not Access denied', async () => {
+    goTo('/admin');
+    renderScreen(<Shell />);
+    // That message comes from loading the remote: the shell did try.
+    expect(await screen.findByText('Admin Panel is not available right now')).toBeInTheDocument();
+    expect(screen.getByText(NOT_INSTALLED)).toBeInTheDocument();
+    expect(screen.queryByText(ACCESS_DENIED)).toBeNull();
+
+    cleanup();
+    goTo('/admin/operations');
+    const user = userEvent.setup();
+    renderScreen(<Shell />);
+    expect(await screen.findByText('Operations is not available right now')).toBeInTheDocument();
+    expect(screen.queryByText(ACCESS_DENIED)).toBeNull();
+    // The Admin entry stays highlighted on the Admin Panel's pages.
+    const nav = screen.getByRole('navigation', { name: 'Main navigation' });
+    expect(within(nav).getByRole('link', { name: 'Admin' })).toHaveAttribute('aria-current', 'page');
+    await user.click(within(nav).getByRole('link', { name: 'Admin' }));
+    await waitFor(() => expect(window.location.pathname).toBe('/admin'));
   });
 });

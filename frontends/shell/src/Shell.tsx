@@ -3,6 +3,7 @@ import { lazy, Suspense } from 'react';
 import { Redirect, Route, Switch } from 'wouter';
 import { RemoteScreen } from './remotes/RemoteScreen.tsx';
 import { REMOTE_ROUTES } from './remotes/routes.ts';
+import { AccessDenied } from './screens/AccessDenied.tsx';
 import { Login } from './screens/Login.tsx';
 import { NotFound } from './screens/NotFound.tsx';
 import { Register } from './screens/Register.tsx';
@@ -23,7 +24,8 @@ function Loading() {
 /**
  * SPEC §2 routing: a spinner while the session check loads; signed out, /register shows Register
  * and every other path Login; signed in, the frame with the screen of the path (each from its
- * remote) or Page Not Found.
+ * remote; an ADMIN-only route shows anyone else Access denied without loading its remote) or
+ * Page Not Found.
  */
 export function Shell() {
   const { user, isLoading, error } = useCurrentUser();
@@ -43,7 +45,11 @@ export function Shell() {
         <Switch>
           {REMOTE_ROUTES.map((r) => (
             <Route key={r.path} path={r.path}>
-              <RemoteScreen key={r.path} screen={r} />
+              {r.adminOnly && user.organization !== 'ADMIN' ? (
+                <AccessDenied />
+              ) : (
+                <RemoteScreen key={r.path} screen={r} />
+              )}
             </Route>
           ))}
           <Route path="/login">

@@ -234,6 +234,82 @@ describe('signed-in user', () => {
   });
 });
 
+describe("ADMIN's contact-request inbox", () => {
+  const adminHeaders = async () => {
+    const admin = await deps.users.findCredentials(ADMIN.email);
+    if (!admin) throw new Error('no ADMIN');
+    return as({ kind: 'user', userId: admin.user.id, name: admin.user.name, organization: 'ADMIN', role: 'x' });
+  };
+
+  it('lists open requests first, newest first, a page at a time, and resolves one once', async () => {
+    await db.collection('contact_requests').deleteMany({});
+    const { user } = await registered({ organization: 'FIA' });
+    const h = await userHeaders(user);
+    for (const subject of ['first', 'second', 'third']) {
+      await request(server)
+        .post('/api/contact-admin')
+        .set(h)
+        .send({ subject, message: `about ${subject}` })
+        .expect(201);
+      await new Promise((r) => setTimeout(r, 5)); // distinct createdAt
+    }
+    const admin = await adminHeaders();
+    const all = await request(server).get('/api/admin/contact-requests').set(admin).expect(200);
+    expect(all.body).toMatchObject({ total: 3, open: 3 });
+    expect(all.body.items.map((r: { subject: string }) => r.subject)).toEqual(['third', 'second', 'first']);
+
+    const second = all.body.items[1] as { id: string };
+    const resolved = await request(server)
+      .post(`/api/admin/contact-requests/${second.id}/resolve`)
+      .set(admin)
+      .expect(200);
+    expect(resolved.body.request).toMatchObject({ id: second.id, status: 'resolved', subject: 'second' });
+    const resolvedAt = resolved.body.request.resolvedAt as string;
+    expect(Date.parse(resolvedAt)).toBeGreaterThan(Date.now() - 60_000);
+    // Again: unchanged, the first resolvedAt kept.
+    const again = await request(server).post(`/api/admin/contact-requests/${second.id}/resolve`).set(admin).expect(200);
+    expect(again.body.request.resolvedAt).toBe(resolvedAt);
+
+    const after = await request(server).get('/api/admin/contact-requests?limit=2').set(admin).expect(200);
+    expect(after.body).toMatchObject({ total: 3, open: 2 });
+    expect(after.body.items.map((r: { subject: string; status: string }) => [r.subject, r.status])).toEqual([
+      ['third', 'open'],
+      ['first', 'open'],
+    ]);
+    const page2 = await request(server).get('/api/admin/contact-requests?limit=2&offset=2').set(admin).expect(200);
+    expect(page2.body.items.map((r: { subject: string }) => r.subject)).toEqual(['second']);
+    const openOnly = await request(server).get('/api/admin/contact-requests?status=resolved').set(admin).expect(200);
+    expect(openOnly.body).toMatchObject({ total: 1, open: 2, items: [{ subject: 'second' }] });
+  });
+
+  it('is 403 for agency users, 401 without identity, 404 for an unknown id, 400 for bad paging', async () => {
+    const { user } = await registered({ organization: 'BPS' });
+    const h = await userHeaders(user);
+    await request(server).get('/api/admin/contact-requests').set(h).expect(403);
+    const stored = await db.collection('contact_requests').findOne({});
+    const id = String(stored?._id);
+    await request(server).post(`/api/admin/contact-requests/${id}/resolve`).set(h).expect(403);
+    await request(server).get('/api/admin/contact-requests').expect(401);
+    await request(server)
+      .get('/api/admin/contact-requests')
+      .set(await anonymous())
+      .expect(401);
+    const admin = await adminHeaders();
+    const missing = await request(server)
+      .post('/api/admin/contact-requests/0123456789abcdef01234567/resolve')
+      .set(admin)
+      .expect(404);
+    expect(missing.body.message).toBe('Contact request not found');
+    await request(server).post('/api/admin/contact-requests/not-an-id/resolve').set(admin).expect(404);
+    const bad = await request(server).get('/api/admin/contact-requests?limit=0').set(admin).expect(400);
+    expect(bad.body.message).toBe('limit: Limit must be at least 1');
+    const status = await request(server).get('/api/admin/contact-requests?status=%24ne').set(admin).expect(400);
+    expect(status.body.message).toBe('status: Status must be open or resolved');
+    // Nothing changed by the refused calls.
+    expect((await db.collection('contact_requests').findOne({ _id: stored?._id }))?.status).toBe(stored?.status);
+  });
+});
+
 describe('the ADMIN account', () => {
   it('is created at start from configuration, once', async () => {
     const admin = await deps.users.findCredentials(ADMIN.email);

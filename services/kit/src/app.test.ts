@@ -64,12 +64,12 @@ describe('service app', () => {
     await request(server).get('/healthz').expect(200, { status: 'ok' });
     await request(server)
       .get('/readyz')
-      .expect(200, { ready: true, checks: { db: 'up' } });
+      .expect(200, { ready: true, checks: { db: 'up' }, version: 'source' });
     const metrics = await request(server).get('/metrics').expect(200);
     expect(metrics.text).toContain('process_cpu_user_seconds_total');
     await request(makeApp(false).server)
       .get('/readyz')
-      .expect(503, { ready: false, checks: { db: 'down' } });
+      .expect(503, { ready: false, checks: { db: 'down' }, version: 'source' });
   });
 
   it('refuses requests without a valid identity token', async () => {

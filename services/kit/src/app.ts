@@ -66,10 +66,22 @@ export function accessLog(logger: Logger): Middleware<{ identity?: Identity }> {
   };
 }
 
-/** `/healthz` (alive), `/readyz` (every dependency usable), `/metrics` (Prometheus). */
+declare const __NRAD_VERSION__: string | undefined;
+
+/**
+ * The build a process runs: the bundler writes it (`0.1.0+<commit>`, infra/bin/bundle.mjs);
+ * "source" when run from TypeScript (tests).
+ */
+export const SERVICE_VERSION: string = typeof __NRAD_VERSION__ === 'string' ? __NRAD_VERSION__ : 'source';
+
+/**
+ * `/healthz` (alive), `/readyz` (every dependency usable, and the build: the operations console
+ * reads both), `/metrics` (Prometheus; with `metricsOnHealth` false it is served elsewhere).
+ */
 export function healthRoutes(
   readiness: ReadinessChecks,
   metrics: { registry: { metrics(): Promise<string>; contentType: string } },
+  options: { metrics: boolean; version: boolean } = { metrics: true, version: true },
 ) {
   const router = new Router();
   router.get('/healthz', (ctx) => {
@@ -78,13 +90,18 @@ export function healthRoutes(
   router.get('/readyz', async (ctx) => {
     const report = await checkReadiness(readiness);
     ctx.status = report.ready ? 200 : 503;
-    ctx.body = report;
+    ctx.body = options.version ? { ...report, version: SERVICE_VERSION } : report;
   });
-  router.get('/metrics', async (ctx) => {
+  if (options.metrics) router.get('/metrics', metricsHandler(metrics));
+  return router;
+}
+
+/** Prometheus' text of a registry. */
+export function metricsHandler(metrics: { registry: { metrics(): Promise<string>; contentType: string } }) {
+  return async (ctx: Koa.Context) => {
     ctx.type = metrics.registry.contentType;
     ctx.body = await metrics.registry.metrics();
-  });
-  return router;
+  };
 }
 
 /** Runs every check with a time limit; a check that throws or hangs marks its dependency down. */

@@ -5,10 +5,9 @@ import {
   Button,
   Flex,
   Layout,
-  organizationColor,
+  OrganizationBadge,
   organizationName,
   Popover,
-  Tag,
   theme,
   useToast,
 } from '@nrad/shared';
@@ -82,6 +81,7 @@ function Navigation({ user }: { user: PublicUser }) {
       aria-label="Main navigation"
       style={{
         display: 'flex',
+        flexWrap: 'wrap', // a phone's width: the items take a second line instead of overflowing
         gap: 4,
         padding: '0 16px',
         background: token.colorBgContainer,
@@ -137,9 +137,7 @@ export default function Frame({ user, children }: { user: PublicUser; children: 
             </div>
           </div>
           <Flex align="center" gap={8}>
-            <Tag color={organizationColor(user.organization)} data-testid="organization-badge">
-              {user.organization}
-            </Tag>
+            <OrganizationBadge code={user.organization} data-testid="organization-badge" />
             <UserMenu user={user} />
           </Flex>
         </Flex>

@@ -12,9 +12,13 @@ export function navigationItems(organization: Organization) {
   return items;
 }
 
-/** The item highlighted for a path: the one whose route is the path (/ and /dashboard: Dashboard). */
+/**
+ * The item highlighted for a path: the one whose route is the path (/ and /dashboard: Dashboard;
+ * the Admin Panel's pages, /admin/...: Admin).
+ */
 export function activeItem(pathname: string): string | undefined {
   const path = pathname.replace(/\/+$/, '') || '/';
   if (path === '/' || path === '/dashboard') return '/';
+  if (path.startsWith('/admin/')) return '/admin';
   return ['/records', '/batch-upload', '/search', '/admin'].find((key) => path === key);
 }

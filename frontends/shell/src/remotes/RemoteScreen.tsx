@@ -1,32 +1,67 @@
 import { Button, Flex, Spin } from '@nrad/shared';
 import { Component, type ComponentType, type ErrorInfo, type ReactNode, useEffect, useState } from 'react';
 import { Notice } from '../Notice.tsx';
-import { loadedScreen, loadScreen } from './loader.ts';
+import { failureReason, type LoadFailureReason, loadedScreen, loadScreen } from './loader.ts';
 import type { RemoteRoute } from './routes.ts';
 
+/** Why a screen is not shown: it could not be loaded (and why), or it failed while rendering. */
+export type ScreenFailure = LoadFailureReason | 'crashed';
+
+/** What the user reads for each failure: the truth about the cause, and what to do. */
+export const FAILURE_TEXT: Record<ScreenFailure, { title: (screen: string) => string; text: string }> = {
+  network: {
+    title: (screen) => `${screen} is not available right now`,
+    text: 'The NRAD server could not be reached to load this screen. Check your connection, then select Retry.',
+  },
+  'not-deployed': {
+    title: (screen) => `${screen} is not available right now`,
+    text: 'This screen is not installed on this NRAD server. Tell your administrator.',
+  },
+  server: {
+    title: (screen) => `${screen} is not available right now`,
+    text: 'The NRAD server could not provide this screen (it may be being updated). Try again in a few minutes; if it keeps happening, tell your administrator.',
+  },
+  broken: {
+    title: (screen) => `${screen} is not available right now`,
+    text: 'This screen was downloaded but could not start. Try again; if it keeps happening, tell your administrator.',
+  },
+  crashed: {
+    title: (screen) => `${screen} stopped because of an error`,
+    text: 'Something went wrong while showing this screen. Reload the screen with Retry; if it happens again, tell your administrator.',
+  },
+};
+
 /**
- * What the frame shows when a screen's remote cannot be loaded (not deployed, unreachable, or
- * broken): a clear message and a Retry button, never a blank page.
+ * What the frame shows instead of a screen that cannot be shown: what happened (not deployed,
+ * unreachable, a server error, a crash) and a Retry button, never a blank page.
  */
-export function RemoteUnavailable({ title, onRetry }: { title: string; onRetry: () => void }) {
+export function ScreenUnavailable({
+  title,
+  failure,
+  onRetry,
+}: {
+  title: string;
+  failure: ScreenFailure;
+  onRetry: () => void;
+}) {
+  const text = FAILURE_TEXT[failure];
   return (
     <Notice
       kind="warning"
-      title={`${title} is not available right now`}
+      title={text.title(title)}
       action={
         <Button type="primary" onClick={onRetry}>
           Retry
         </Button>
       }
     >
-      This part of NRAD could not be loaded. Check your connection and try again; if it keeps happening, tell your
-      administrator.
+      {text.text}
     </Notice>
   );
 }
 
 /** Catches a remote screen that fails while rendering, so the frame stays. */
-class ScreenBoundary extends Component<{ fallback: (reset: () => void) => ReactNode; children: ReactNode }> {
+export class ScreenBoundary extends Component<{ fallback: (reset: () => void) => ReactNode; children: ReactNode }> {
   override state = { failed: false };
   static getDerivedStateFromError() {
     return { failed: true };
@@ -39,7 +74,10 @@ class ScreenBoundary extends Component<{ fallback: (reset: () => void) => ReactN
   }
 }
 
-type State = { status: 'loading' } | { status: 'failed' } | { status: 'ready'; Screen: ComponentType };
+type State =
+  | { status: 'loading' }
+  | { status: 'failed'; reason: LoadFailureReason }
+  | { status: 'ready'; Screen: ComponentType };
 
 /** A signed-in route's screen, loaded from its remote. */
 export function RemoteScreen({ screen }: { screen: RemoteRoute }) {
@@ -60,7 +98,7 @@ export function RemoteScreen({ screen }: { screen: RemoteRoute }) {
       (Loaded) => live && setState({ status: 'ready', Screen: Loaded }),
       (error: unknown) => {
         console.error(`Could not load ${screen.remote}/${screen.module}`, error);
-        if (live) setState({ status: 'failed' });
+        if (live) setState({ status: 'failed', reason: failureReason(error) });
       },
     );
     return () => {
@@ -76,10 +114,12 @@ export function RemoteScreen({ screen }: { screen: RemoteRoute }) {
       </Flex>
     );
   }
-  if (state.status === 'failed') return <RemoteUnavailable title={screen.title} onRetry={retry} />;
+  if (state.status === 'failed') {
+    return <ScreenUnavailable title={screen.title} failure={state.reason} onRetry={retry} />;
+  }
   const { Screen } = state;
   return (
-    <ScreenBoundary fallback={(reset) => <RemoteUnavailable title={screen.title} onRetry={reset} />}>
+    <ScreenBoundary fallback={(reset) => <ScreenUnavailable title={screen.title} failure="crashed" onRetry={reset} />}>
       <Screen />
     </ScreenBoundary>
   );

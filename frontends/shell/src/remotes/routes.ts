@@ -11,6 +11,11 @@ export interface RemoteRoute {
   readonly module: string;
   /** The screen's name, for messages. */
   readonly title: string;
+  /**
+   * ADMIN only (SPEC §2, §6): anyone else sees "Access denied. Admin privileges required." and
+   * the remote is never loaded (neither its files nor its calls leave the browser).
+   */
+  readonly adminOnly?: boolean;
 }
 
 export const REMOTE_ROUTES: readonly RemoteRoute[] = [
@@ -22,6 +27,7 @@ export const REMOTE_ROUTES: readonly RemoteRoute[] = [
   { path: '/deleted-records', remote: 'records', module: 'DeletedRecords', title: 'Deleted Records' },
   { path: '/search', remote: 'search', module: 'Search', title: 'Search Records' },
   { path: '/batch-upload', remote: 'ingest', module: 'BatchUpload', title: 'Batch Upload' },
-  { path: '/admin', remote: 'admin', module: 'Admin', title: 'Admin Panel' },
+  { path: '/admin', remote: 'admin', module: 'Admin', title: 'Admin Panel', adminOnly: true },
+  { path: '/admin/operations', remote: 'admin', module: 'Operations', title: 'Operations', adminOnly: true },
   { path: '/settings', remote: 'settings', module: 'Settings', title: 'Settings' },
 ];

@@ -57,4 +57,14 @@ describe('auth queries', () => {
     expectIndexed(plan, 'contact requests of a user');
     if (plan.store === 'ferretdb') expect(plan.sortPushed).toBe(true);
   });
+
+  it("ADMIN's inbox: each status newest first", async () => {
+    for (const status of ['open', 'resolved'] as const) {
+      const plan = await planOf(requests.model, contactRequestQueries.inbox(status));
+      expectIndexed(plan, `inbox ${status}`);
+      if (plan.store === 'ferretdb') expect(plan.sortPushed, `inbox ${status}: sort`).toBe(true);
+      const count = await countPlanOf(requests.model, contactRequestQueries.inbox(status).filter);
+      expectIndexed(count, `inbox ${status} (count)`);
+    }
+  });
 });

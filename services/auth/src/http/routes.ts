@@ -2,6 +2,8 @@ import Router from '@koa/router';
 import {
   ContactAdminRequestSchema,
   type ContactAdminResponse,
+  type ContactRequestList,
+  type ContactRequestResolved,
   ObjectIdSchema,
   RegisterRequestSchema,
   type RegisterResponse,
@@ -11,7 +13,15 @@ import {
   VerifyCredentialsRequestSchema,
   type VerifyCredentialsResponse,
 } from '@nrad/contracts';
-import { notFound, parse, requireServiceCaller, type ServiceState, unauthenticated, userOf } from '@nrad/service-kit';
+import {
+  adminOf,
+  notFound,
+  parse,
+  requireServiceCaller,
+  type ServiceState,
+  unauthenticated,
+  userOf,
+} from '@nrad/service-kit';
 import * as accounts from '../use-cases/accounts.ts';
 
 /** Public paths (through the gateway) of SPEC §7 that this service owns. */
@@ -45,6 +55,17 @@ export function apiRoutes(deps: accounts.AccountDeps) {
       message: 'Your message has been sent to the administrator.',
       request: { id: request.id, status: request.status, createdAt: request.createdAt },
     } satisfies ContactAdminResponse;
+  });
+
+  router.get('/admin/contact-requests', async (ctx) => {
+    adminOf(ctx.state);
+    ctx.body = (await accounts.contactRequestInbox(deps, ctx.query)) satisfies ContactRequestList;
+  });
+
+  router.post('/admin/contact-requests/:id/resolve', async (ctx) => {
+    const admin = adminOf(ctx.state);
+    const request = await accounts.resolveContactRequest(deps, admin, ctx.params.id ?? '');
+    ctx.body = { request } satisfies ContactRequestResolved;
   });
 
   return router;

@@ -1,13 +1,16 @@
 import {
   type ContactAdminRequest,
   type ContactRequest,
+  type ContactRequestList,
+  ContactRequestPageQuerySchema,
   ERROR_CODES,
+  ObjectIdSchema,
   type PublicUser,
   type RegisterRequest,
   type UserIdentity,
   type VerifyCredentialsResponse,
 } from '@nrad/contracts';
-import { AppError, conflict, type Logger, unauthenticated } from '@nrad/service-kit';
+import { AppError, conflict, type Logger, notFound, parse, unauthenticated } from '@nrad/service-kit';
 import type { ContactRequestRepository } from '../data/contact-requests.ts';
 import { EmailTakenError, type UserRepository } from '../data/users.ts';
 import type { PasswordHasher } from '../passwords.ts';
@@ -79,6 +82,20 @@ export async function contactAdmin(
     message: input.message,
   });
   deps.logger.info({ contactRequestId: request.id, userId: user.id }, 'contact request stored');
+  return request;
+}
+
+/** ADMIN's inbox (the route checks the caller is ADMIN): open first, newest first, a page at a time. */
+export async function contactRequestInbox(deps: AccountDeps, query: unknown): Promise<ContactRequestList> {
+  return deps.contactRequests.inbox(parse(ContactRequestPageQuerySchema, query));
+}
+
+/** ADMIN marks a contact request resolved (status resolved, resolvedAt set; again: unchanged). */
+export async function resolveContactRequest(deps: AccountDeps, admin: UserIdentity, id: string) {
+  const valid = ObjectIdSchema.safeParse(id);
+  const request = valid.success ? await deps.contactRequests.resolve(valid.data, new Date()) : null;
+  if (!request) throw notFound('Contact request not found');
+  deps.logger.info({ contactRequestId: request.id, userId: admin.userId }, 'contact request resolved');
   return request;
 }
 

@@ -1,0 +1,102 @@
+import { OperationsSchema, type Operations as OperationsSnapshot, QUEUES_BOARD_PATH } from '@nrad/contracts';
+import { spawnStack } from '@nrad/gateway/spawn-stack';
+import { screen, waitFor, within } from '@testing-library/react';
+import { beforeAll, describe, expect, it, onTestFinished } from 'vitest';
+import { createRecord } from '../../shared/test/records-api.ts';
+import { openAt, renderScreen, signedInAs } from '../../shared/test/render.tsx';
+import { signedInAsAdmin, watchFetch } from '../test/admin-api.ts';
+import Operations, { ACCESS_DENIED_TEXT } from './Operations.tsx';
+
+beforeAll(async () => {
+  const { url } = await spawnStack();
+  openAt(`${url}/admin/operations`);
+});
+
+/** The snapshot as the server gives it (as ADMIN). */
+async function snapshot(): Promise<OperationsSnapshot> {
+  const response = await fetch('/api/admin/operations');
+  if (!response.ok) throw new Error(`operations: ${response.status} ${await response.text()}`);
+  return OperationsSchema.parse(await response.json());
+}
+
+function renderOperations() {
+  const rendered = renderScreen(<Operations />);
+  onTestFinished(() => waitFor(() => expect(rendered.queryClient.isFetching()).toBe(0)));
+  return rendered;
+}
+
+const region = (name: string) => screen.getByRole('region', { name });
+const rowIn = (name: string, text: string) => within(region(name)).getByText(text).closest('tr') as HTMLElement;
+
+describe('Operations console', () => {
+  it('tells an agency user access is denied, and asks the server for nothing admin', async () => {
+    await signedInAs('FIA');
+    const watch = watchFetch();
+    try {
+      renderOperations();
+      expect(await screen.findByText(ACCESS_DENIED_TEXT)).toBeInTheDocument();
+      await new Promise((resolve) => setTimeout(resolve, 500)); // time for any stray query to start
+      expect(watch.requests).toEqual(['GET /api/auth/user']);
+      expect(screen.queryByRole('region', { name: 'Services' })).toBeNull();
+    } finally {
+      watch.restore();
+    }
+  });
+
+  it('shows the services, queues, streams and consumers the server reports', async () => {
+    await signedInAsAdmin();
+    const server = await snapshot();
+    renderOperations();
+    await screen.findByRole('region', { name: 'Services' });
+    expect(screen.getByTestId('updated-at')).toHaveTextContent(/^Updated at \d{1,2}:\d{2}:\d{2} [AP]M$/);
+
+    expect(server.services.length).toBeGreaterThan(0);
+    for (const service of server.services) {
+      const row = rowIn('Services', service.name);
+      expect(within(row).getByText(service.ready ? 'Ready' : 'Not ready')).toBeInTheDocument();
+      for (const [check, state] of Object.entries(service.checks)) {
+        expect(within(row).getByText(`${check} ${state}`)).toBeInTheDocument();
+      }
+    }
+    expect(server.queues.length).toBeGreaterThan(0);
+    for (const queue of server.queues) {
+      const cells = [...rowIn('Queues', queue.name).querySelectorAll('td')].map((td) => td.textContent);
+      expect(cells.slice(0, 6)).toEqual([
+        queue.name,
+        ...[queue.waiting, queue.active, queue.completed, queue.failed, queue.delayed].map(String),
+      ]);
+    }
+    expect(within(region('Queues')).getByText('Recent failures')).toBeInTheDocument();
+    expect(server.streams.length).toBeGreaterThan(0);
+    for (const stream of server.streams) {
+      const row = rowIn('Streams', stream.name);
+      for (const subject of stream.subjects) expect(within(row).getByText(subject)).toBeInTheDocument();
+    }
+    expect(server.consumers.length).toBeGreaterThan(0);
+    for (const consumer of server.consumers) {
+      expect(within(region('Consumers')).getByText(consumer.name)).toBeInTheDocument();
+    }
+    if (server.problems.length === 0) expect(screen.queryByText('Problems')).toBeNull();
+
+    const board = screen.getByRole('link', { name: 'Open queue board' });
+    expect(board).toHaveAttribute('href', QUEUES_BOARD_PATH);
+    expect(board).toHaveAttribute('target', '_blank');
+    expect(screen.getByRole('link', { name: '← Admin Panel' })).toHaveAttribute('href', '/admin');
+  });
+
+  it('reads the snapshot again every few seconds', { timeout: 30_000 }, async () => {
+    await signedInAsAdmin();
+    const before = await snapshot();
+    const records = before.streams.find((s) => s.name.endsWith('RECORDS'));
+    expect(records).toBeDefined();
+    renderOperations();
+    await screen.findByRole('region', { name: 'Streams' });
+    const messagesShown = () => Number(rowIn('Streams', records!.name).querySelectorAll('td')[2]?.textContent);
+    const start = messagesShown();
+    await signedInAs('BPS');
+    await createRecord({ suspectName: 'Seen By Operations' });
+    await signedInAsAdmin();
+    // The record's event lands in the stream; the next reading shows it, with no reload.
+    await waitFor(() => expect(messagesShown()).toBeGreaterThan(start), { timeout: 15_000 });
+  });
+});
