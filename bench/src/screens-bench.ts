@@ -30,7 +30,7 @@ import {
 import { chromiumPath, REPO_ROOT } from '@nrad/infra';
 import { Types } from 'mongoose';
 import { type Browser, chromium, type Page } from 'playwright-core';
-import { type AgencyUser, type RunContext, signInAgencyUsers, sleep, startBenchSystem } from './harness.ts';
+import { type AgencyUser, type RunContext, signIn, signInAgencyUsers, sleep, startBenchSystem } from './harness.ts';
 import { formatLatencyReport, type LatencyReport, latency, machine, operationLog } from './report.ts';
 import { Random, recordBody } from './seed.ts';
 import { type Seeding, seedRecords, unsignedOwners } from './seeding.ts';
@@ -81,6 +81,12 @@ export const SCREEN_OPERATIONS = [
   'API alone: POST /api/records/search (first page)',
   'API alone: GET /api/records/deleted (first page)',
   'API alone: GET /api/records/{id}',
+  'Admin Panel: counts and the first 25 of all records shown',
+  'Admin Panel: All Agency Records, Next page',
+  'Operations console: services, queues, streams shown',
+  'API alone: GET /api/admin/records?limit=25',
+  'API alone: GET /api/admin/operations',
+  'API alone: GET /api/admin/contact-requests',
 ] as const;
 
 export interface ScreensReport extends LatencyReport {
@@ -106,7 +112,7 @@ const SAMPLES = 3000;
 type Officer = AgencyUser;
 
 /** A signed-in browser page of `officer` (its own context: its own cookies). */
-async function pageOf(browser: Browser, base: string, officer: Officer): Promise<Page> {
+async function pageOf(browser: Browser, base: string, officer: { email: string; password: string }): Promise<Page> {
   const context = await browser.newContext({ baseURL: base, viewport: { width: 1280, height: 800 } });
   context.setDefaultTimeout(SCREEN_TIMEOUT_MS);
   const page = await context.newPage();
@@ -329,7 +335,7 @@ export async function runScreensBench(options: ScreensBenchOptions): Promise<Scr
       seeded = result.history;
     }
   };
-  const { base, guard } = await startBenchSystem({
+  const { base, guard, system } = await startBenchSystem({
     ...options,
     beforeServices: prepareStores,
     ...(via === 'store' ? { readyTimeoutMs: READY_TIMEOUT_MS } : {}),
@@ -576,6 +582,70 @@ export async function runScreensBench(options: ScreensBenchOptions): Promise<Scr
         );
       }
     }
+
+    // ADMIN: the Admin Panel over every agency's records, the operations console, and their paths.
+    const admin = await signIn(base, system.admin.email, system.admin.password);
+    const adminPage = await pageOf(browser, base, system.admin);
+    const openSettings = async () => {
+      await adminPage.goto('/settings');
+      await adminPage.getByText('Account Settings').waitFor();
+    };
+    const adminRows = () =>
+      adminPage.locator('.ant-card', { hasText: 'All Agency Records' }).locator('tbody tr.ant-table-row');
+    measured(
+      'Admin Panel: counts and the first 25 of all records shown',
+      await sample(times, async () => {
+        await openSettings();
+        return timedUntil(
+          () => adminPage.goto('/admin'),
+          async () => {
+            await adminRows().nth(24).waitFor();
+            await adminPage.getByTestId('count-CUS-value').waitFor();
+          },
+        );
+      }),
+    );
+    measured(
+      'Admin Panel: All Agency Records, Next page',
+      await sample(times, async () => {
+        await openSettings();
+        await adminPage.goto('/admin');
+        await adminRows().nth(24).waitFor();
+        const first = await adminRows().first().textContent();
+        // Done when page 2's rows are shown (the table keeps the old page while the next loads).
+        return timedUntil(
+          () => adminPage.getByRole('button', { name: 'Next' }).click(),
+          async () => {
+            const deadline = Date.now() + SCREEN_TIMEOUT_MS;
+            while ((await adminRows().first().textContent()) === first || (await adminRows().count()) < 25) {
+              if (Date.now() > deadline) throw new Error('Next did not show the next page');
+              await sleep(5);
+            }
+          },
+        );
+      }),
+    );
+    measured(
+      'Operations console: services, queues, streams shown',
+      await sample(times, async () => {
+        await openSettings();
+        return timedUntil(
+          () => adminPage.goto('/admin/operations'),
+          () =>
+            adminPage.getByRole('region', { name: 'Consumers' }).locator('tbody tr.ant-table-row').first().waitFor(),
+        );
+      }),
+    );
+    const adminApi = async (pathname: string) => (await admin.http.expect(200, 'GET', pathname)).ms;
+    measured(
+      'API alone: GET /api/admin/records?limit=25',
+      await sample(times, () => adminApi('/api/admin/records?limit=25')),
+    );
+    measured('API alone: GET /api/admin/operations', await sample(times, () => adminApi('/api/admin/operations')));
+    measured(
+      'API alone: GET /api/admin/contact-requests',
+      await sample(times, () => adminApi('/api/admin/contact-requests')),
+    );
 
     return {
       machine: host,

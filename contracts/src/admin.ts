@@ -9,6 +9,9 @@ import { offsetPageQuery } from './common.ts';
 
 const Count = z.number().int().min(0);
 
+/** SPEC §2 Admin Panel: what everyone but ADMIN sees (the screens and the queue board). */
+export const ADMIN_ACCESS_DENIED = 'Access denied. Admin privileges required.';
+
 // --- Contact requests inbox -----------------------------------------------------------------
 
 export const CONTACT_REQUEST_PAGE_MAX = 100;

@@ -1,5 +1,5 @@
 import Router from '@koa/router';
-import { ERROR_CODES, type Identity, QUEUES_BOARD_PATH } from '@nrad/contracts';
+import { ADMIN_ACCESS_DENIED, ERROR_CODES, type Identity, QUEUES_BOARD_PATH } from '@nrad/contracts';
 import {
   AppError,
   accessLog,
@@ -152,7 +152,7 @@ export function createGateway({ config, redis, logger }: GatewayDeps) {
   board.all(`${QUEUES_BOARD_PATH}{/*rest}`, async (ctx) => {
     const user = sessionUser(ctx as unknown as Koa.Context);
     if (!user) throw unauthenticated('Not signed in');
-    if (user.organization !== 'ADMIN') throw forbidden('Access denied. Admin privileges required.');
+    if (user.organization !== 'ADMIN') throw forbidden(ADMIN_ACCESS_DENIED);
     await forwardAs(ctx as unknown as Koa.Context, user, 'ops');
   });
   app.use(board.routes());

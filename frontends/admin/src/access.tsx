@@ -1,9 +1,10 @@
+import { ADMIN_ACCESS_DENIED } from '@nrad/contracts';
 import { Flex, Spin, useCurrentUser } from '@nrad/shared';
 import { Alert } from '@nrad/shared/ui';
 import type { ReactNode } from 'react';
 
 /** SPEC §2 Admin Panel: what everyone but ADMIN sees. */
-export const ACCESS_DENIED_TEXT = 'Access denied. Admin privileges required.';
+export const ACCESS_DENIED_TEXT = ADMIN_ACCESS_DENIED;
 
 /** Whether the signed-in user is ADMIN: every admin query is `enabled` only then (SPEC §6). */
 export function useIsAdmin(): boolean {

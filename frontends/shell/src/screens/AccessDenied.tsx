@@ -1,16 +1,15 @@
+import { ADMIN_ACCESS_DENIED } from '@nrad/contracts';
 import { Button } from '@nrad/shared';
 import { useLocation } from 'wouter';
 import { Notice } from '../Notice.tsx';
 
 /** SPEC §2/§6: what a signed-in user who is not ADMIN sees on an ADMIN-only route. */
-export const ACCESS_DENIED = 'Access denied. Admin privileges required.';
-
 export function AccessDenied() {
   const [, navigate] = useLocation();
   return (
     <Notice
       kind="warning"
-      title={ACCESS_DENIED}
+      title={ADMIN_ACCESS_DENIED}
       action={
         <Button type="primary" onClick={() => navigate('/')}>
           Return to Dashboard
