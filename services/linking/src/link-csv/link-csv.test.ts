@@ -88,6 +88,44 @@ describe('link-csv', () => {
     expect(readPairs(out).slice(1)).toEqual([['A1', 'A4', '100.00']]);
   });
 
+  it("--cluster writes each record's group instead of pairs (one file, and two files)", () => {
+    const out = path.join(dir, 'clusters.csv');
+    const base = ['--id', 'Case No', '--name', 'Suspect', '--dob', 'Born', '--out', out, '--cluster'];
+    const one = run('--left', left, ...base);
+    expect(one.code, one.err).toBe(0);
+    // A1 and A4 are one person; the others are each on their own.
+    expect(readPairs(out)).toEqual([
+      ['id', 'cluster'],
+      ['A1', '1'],
+      ['A2', '2'],
+      ['A3', '3'],
+      ['A4', '1'],
+      ['A5', '4'],
+    ]);
+    expect(one.err).toMatch(/4 groups of 5 records written/);
+
+    const two = run('--left', left, '--right', right, ...base);
+    expect(two.code, two.err).toBe(0);
+    const rows = readPairs(out);
+    expect(rows[0]).toEqual(['file', 'id', 'cluster']);
+    const group = Object.fromEntries(rows.slice(1).map(([f, id, c]) => [`${f}:${id}`, c]));
+    expect(Object.keys(group)).toHaveLength(9);
+    // Grace Okafor in both left rows and the right one; José Álvarez on both sides.
+    expect(new Set([group['left:A1'], group['left:A4'], group['right:B1']]).size).toBe(1);
+    expect(group['left:A2']).toBe(group['right:B2']);
+    expect(group['left:A2']).not.toBe(group['left:A1']);
+    // Records of one file are not compared with each other in link mode: A1 and A4 join through B1.
+    expect(new Set(Object.values(group)).size).toBe(9 - 3);
+  });
+
+  it('--threshold needs --cluster and a confidence above 0', () => {
+    const out = path.join(dir, 'never.csv');
+    const base = ['--left', left, '--id', 'Case No', '--name', 'Suspect', '--dob', 'Born', '--out', out];
+    expect(run(...base, '--threshold', '50').err).toMatch(/--threshold goes with --cluster/);
+    expect(run(...base, '--cluster', '--threshold', '0').err).toMatch(/--threshold must be a number above 0/);
+    expect(run(...base, '--cluster', '--threshold', '0').code).toBe(2);
+  });
+
   it('reads given name, surname and a date in three columns', () => {
     const l = file('parts.csv', 'id,first,last,y,m,d\n1,Anna,Berg,1980,1,2\n2,Berg,Anna,1980,01,02\n3,Anna,Berg,,,\n');
     const out = path.join(dir, 'parts-out.csv');

@@ -1,7 +1,8 @@
 /**
  * link-csv: links the person records of two CSV files (or finds duplicates within one) with the
  * scorer and blocking the linking service uses, and writes `left_id,right_id,confidence` for every
- * candidate pair at or above --min. Column names are given on the command line.
+ * candidate pair at or above --min, or with --cluster each record's group (cluster.ts). Column
+ * names are given on the command line.
  */
 import { closeSync, existsSync, openSync, readFileSync, writeSync } from 'node:fs';
 import { parseArgs } from 'node:util';
@@ -10,6 +11,7 @@ import { candidatePairs } from '../matching/blocking.ts';
 import { type NameFrequencies, nameFrequencies } from '../matching/compare.ts';
 import { type DayMonthOrder, detectDayMonthOrder } from '../matching/normalize.ts';
 import {
+  DEFAULT_THRESHOLD,
   type MatchInput,
   type PreparedRecord,
   prepareRecord,
@@ -17,12 +19,13 @@ import {
   type ScoreOptions,
   scorePrepared,
 } from '../matching/scorer.ts';
+import { clusterRecords } from './cluster.ts';
 
 export const USAGE = `Usage: link-csv --left L.csv [--right R.csv] --id COL
                 (--name COL | --given COL --surname COL)
                 (--dob COL | --dob-year COL --dob-month COL --dob-day COL)
                 [--incident-date COL] [--amount COL] [--min N] [--dob-format auto|dmy|mdy]
-                [--fixed-weights] --out pairs.csv
+                [--fixed-weights] [--cluster [--threshold N]] --out pairs.csv
 
 Links the records of L.csv with those of R.csv, or, without --right, finds the duplicates within
 L.csv (each pair once, never a record with itself). Both files need the same column names and a
@@ -48,6 +51,14 @@ name-word frequencies and a prior taken from the input (so a larger input needs 
                        auto (the default: mdy when a value's second part is over 12 and no
                        value's first part is, else dmy)
   --fixed-weights      do not weight name words by how common they are in the input
+  --cluster            write groups of records of one person instead of pairs: id,cluster (with
+                       --right: file,id,cluster, file being left or right), one row per record in
+                       input order, cluster numbered from 1. A group is the records joined by
+                       pairs at or above --threshold, directly or through others; it is split where
+                       one link alone joins two parts of 2+ records and that link is far (5 bits of
+                       log2-odds) below the group's others
+  --threshold N        the confidence from which a pair joins a group (default ${DEFAULT_THRESHOLD}, the
+                       linking service's); only with --cluster
   --out FILE           output CSV file
   --help               this text
 
@@ -185,6 +196,8 @@ function link(argv: readonly string[], stdout: Output, stderr: Output): number {
         min: { type: 'string' },
         'dob-format': { type: 'string' },
         'fixed-weights': { type: 'boolean' },
+        cluster: { type: 'boolean' },
+        threshold: { type: 'string' },
         out: { type: 'string' },
         help: { type: 'boolean', short: 'h' },
       },
@@ -226,6 +239,12 @@ function link(argv: readonly string[], stdout: Output, stderr: Output): number {
   if (str('amount')) columns.amount = str('amount')!;
   const min = str('min') === undefined ? 1 : Number(str('min'));
   if (!Number.isFinite(min) || min < 0 || min > 100) throw new UsageError('--min must be a number from 0 to 100');
+  const cluster = values.cluster === true;
+  if (str('threshold') !== undefined && !cluster) throw new UsageError('--threshold goes with --cluster');
+  const threshold = str('threshold') === undefined ? DEFAULT_THRESHOLD : Number(str('threshold'));
+  if (!Number.isFinite(threshold) || threshold <= 0 || threshold > 100) {
+    throw new UsageError('--threshold must be a number above 0, at most 100');
+  }
   const format = str('dob-format') ?? 'auto';
   if (!['auto', 'dmy', 'mdy'].includes(format)) throw new UsageError('--dob-format must be auto, dmy or mdy');
 
@@ -262,12 +281,23 @@ function link(argv: readonly string[], stdout: Output, stderr: Output): number {
   // Each record is expected to have about one match in the other file (or in the one file).
   const options: ScoreOptions = { frequencies, priorBits: priorBitsFor(Math.max(left.length, right?.length ?? 0)) };
   const { pairs, skippedKeys } = candidatePairs(left, right);
+  // Pairwise: every pair at or above --min. Clusters: the pairs at or above --threshold, with the
+  // right file's records numbered after the left's.
+  const lowest = cluster ? threshold : min;
+  const offset = right ? left.length : 0;
   const results: Array<{ i: number; j: number; confidence: number }> = [];
   for (const [i, j] of pairs) {
     const { confidence } = scorePrepared(left[i]!, (right ?? left)[j]!, options);
-    if (confidence >= min) results.push({ i, j, confidence });
+    if (confidence >= lowest) results.push({ i, j, confidence });
   }
   results.sort((x, y) => y.confidence - x.confidence || x.i - y.i || x.j - y.j);
+  const groups = cluster
+    ? clusterRecords(
+        left.length + (right?.length ?? 0),
+        results.map((r) => ({ i: r.i, j: r.j + offset, confidence: r.confidence })),
+        { threshold },
+      )
+    : undefined;
 
   const otherIds = rightIds ?? leftIds;
   let fd: number;
@@ -276,15 +306,30 @@ function link(argv: readonly string[], stdout: Output, stderr: Output): number {
   } catch (error) {
     throw new UsageError(`cannot write ${out}: ${(error as Error).message}`);
   }
+  const CHUNK = 10_000;
+  const lines: string[] = [];
+  const flush = (force = false) => {
+    if (lines.length >= CHUNK || (force && lines.length > 0)) writeSync(fd, lines.splice(0).join(''));
+  };
   try {
-    writeSync(fd, 'left_id,right_id,confidence\n');
-    const CHUNK = 10_000;
-    for (let k = 0; k < results.length; k += CHUNK) {
-      const lines = results
-        .slice(k, k + CHUNK)
-        .map((r) => `${csvField(leftIds[r.i]!)},${csvField(otherIds[r.j]!)},${r.confidence.toFixed(2)}\n`);
-      writeSync(fd, lines.join(''));
+    if (groups) {
+      writeSync(fd, right ? 'file,id,cluster\n' : 'id,cluster\n');
+      const rows = [
+        ...leftIds.map((id) => (right ? `left,${csvField(id)}` : csvField(id))),
+        ...(rightIds ?? []).map((id) => `right,${csvField(id)}`),
+      ];
+      rows.forEach((row, k) => {
+        lines.push(`${row},${groups[k]}\n`);
+        flush();
+      });
+    } else {
+      writeSync(fd, 'left_id,right_id,confidence\n');
+      for (const r of results) {
+        lines.push(`${csvField(leftIds[r.i]!)},${csvField(otherIds[r.j]!)},${r.confidence.toFixed(2)}\n`);
+        flush();
+      }
     }
+    flush(true);
   } finally {
     closeSync(fd);
   }
@@ -292,7 +337,10 @@ function link(argv: readonly string[], stdout: Output, stderr: Output): number {
   stderr.write(
     `link-csv: ${rightRows ? `${left.length} × ${right!.length} records` : `${left.length} records (dedupe)`}, ` +
       `${pairs.length} candidate pairs${skippedKeys ? ` (${skippedKeys} over-full blocking keys skipped)` : ''}, ` +
-      `${results.length} written with confidence ≥ ${min}${frequencies ? '' : ' (fixed weights)'} to ${out} in ${seconds} s` +
+      (groups
+        ? `${results.length} at or above ${threshold}, ${new Set(groups).size} groups of ${groups.length} records written`
+        : `${results.length} written with confidence ≥ ${min}`) +
+      `${frequencies ? '' : ' (fixed weights)'} to ${out} in ${seconds} s` +
       `${detected ? `; dates like 01/02/1980 read as ${detected === 'mdy' ? 'MM/DD/YYYY' : 'DD/MM/YYYY'} (auto)` : ''}\n`,
   );
   return 0;
