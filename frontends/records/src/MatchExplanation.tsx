@@ -16,8 +16,17 @@ const STATUS: Record<Explanation[number]['status'], { label: string; color: stri
   missing: { label: 'Not compared', color: 'default' },
 };
 
-/** "87.5% match" (SPEC §2 Record Journey), from a confidence of 0–100. */
-export const matchPercent = (confidence: number) => `${Number(confidence.toFixed(2))}% match`;
+/**
+ * "87.5% match" (SPEC §2 Record Journey), from a confidence of 0–100. At 99% and above one decimal,
+ * rounded down, so near-certainty never reads as certainty: 99.99 is "99.9% match"; only 100 (the
+ * service gives it to exact agreement alone) is "100% match".
+ */
+export function matchPercent(confidence: number): string {
+  if (confidence >= 100) return '100% match';
+  // Whole hundredths first (99.1 × 10 is 990.99… in floating point).
+  if (confidence >= 99) return `${(Math.floor(Math.round(confidence * 100) / 10) / 10).toFixed(1)}% match`;
+  return `${Number(confidence.toFixed(2))}% match`;
+}
 
 /**
  * Why two records matched, field by field: how each compared, and the points each added to (or

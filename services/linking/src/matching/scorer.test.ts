@@ -457,3 +457,43 @@ describe('name-word frequencies', () => {
     expect(nameFrequencies([prepareRecord({ id: '1', suspectName: 'Ann Smith' }).name])).toBeUndefined();
   });
 });
+
+describe('scorePair: certainty', () => {
+  const dob = '1984-06-15';
+  const caseFields = { incidentDate: '2025-03-01', caseAmount: '1500' };
+
+  it('gives 100 only to records that agree exactly on every field both have', () => {
+    const exact = scorePair(
+      rec({ suspectName: 'John Smith', suspectDob: dob, ...caseFields }),
+      other({ suspectName: 'SMITH, John', suspectDob: dob, incidentDate: null, caseAmount: null }),
+    );
+    expect(exact.confidence).toBe(100);
+  });
+
+  it('keeps a typo in the name below 100, however strong the rest', () => {
+    const r = scorePair(
+      rec({ suspectName: 'Jon Smith', suspectDob: dob, ...caseFields }),
+      other({ suspectName: 'John Smith', suspectDob: dob, ...caseFields }),
+    );
+    expect(r.confidence).toBeGreaterThanOrEqual(DEFAULT_THRESHOLD);
+    expect(r.confidence).toBeLessThan(100);
+    expect(contributionTotal(r)).toBe(r.confidence);
+  });
+
+  it('keeps a pair whose case amount and incident date differ below 100 (99.99 at most)', () => {
+    const r = scorePair(
+      rec({ suspectName: 'John Smith', suspectDob: dob, ...caseFields }),
+      other({ suspectName: 'Smith John', suspectDob: dob, incidentDate: '2011-09-09', caseAmount: '98000' }),
+    );
+    expect(r.confidence).toBe(99.99);
+    expect(contributionTotal(r)).toBe(99.99);
+  });
+
+  it('keeps a date of birth one slip away below 100', () => {
+    const r = scorePair(
+      rec({ suspectName: 'John Smith', suspectDob: '1984-06-15', ...caseFields }),
+      other({ suspectName: 'John Smith', suspectDob: '1984-06-51', ...caseFields }),
+    );
+    expect(r.confidence).toBeLessThan(100);
+  });
+});

@@ -296,11 +296,36 @@ export function exclusion(a: PreparedRecord, b: PreparedRecord): MatchResult['ex
   return undefined;
 }
 
+const sameWords = (x: readonly string[], y: readonly string[]) =>
+  x.length === y.length && [...x].sort().join(' ') === [...y].sort().join(' ');
+
+/**
+ * Whether two records agree exactly on every field both have: the same name words and initials
+ * (in any order), the same date of birth, incident date and case amount. Only such a pair may be
+ * shown as certain (confidence 100); any typo, nearby date or other amount leaves some doubt.
+ */
+export function agreesExactly(a: PreparedRecord, b: PreparedRecord): boolean {
+  if (a.name.tokens.length === 0 || !sameWords(a.name.tokens, b.name.tokens)) return false;
+  if (!sameWords(a.name.initials, b.name.initials)) return false;
+  for (const [x, y] of [
+    [a.dob, b.dob],
+    [a.incidentDate, b.incidentDate],
+  ] as const) {
+    if (x && y && x.digits !== y.digits) return false;
+  }
+  return a.caseAmount === undefined || b.caseAmount === undefined || a.caseAmount === b.caseAmount;
+}
+
+/** The highest confidence, in hundredths, of a pair that does not agree exactly (99.99). */
+const UNCERTAIN_MAX_HUNDREDTHS = 9999;
+
 /** Scores two prepared records. */
 export function scorePrepared(a: PreparedRecord, b: PreparedRecord, options: ScoreOptions = {}): MatchResult {
   const scores = fieldScores(a, b, options);
   const excluded = exclusion(a, b);
-  const hundredths = excluded ? 0 : Math.round(weightToConfidence(totalWeight(scores), options.priorBits) * 100);
+  const rounded = excluded ? 0 : Math.round(weightToConfidence(totalWeight(scores), options.priorBits) * 100);
+  // 100 only for exact agreement: rounding must not make a near-certain pair look certain.
+  const hundredths = rounded > UNCERTAIN_MAX_HUNDREDTHS && !agreesExactly(a, b) ? UNCERTAIN_MAX_HUNDREDTHS : rounded;
   const shares = apportion(
     hundredths,
     scores.map((f) => f.weight),
