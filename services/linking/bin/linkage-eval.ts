@@ -1,14 +1,16 @@
 /**
  * `npm run linkage:eval`: match quality of the linking scorer on FEBRL 4 (shared/data/linkage):
  * dataset4a as one agency, dataset4b as another, name and date of birth only. Prints blocking
- * size and recall, precision / recall / F1 at DEFAULT_THRESHOLD, and the best recall at
- * precision ≥ 0.99 — with name-word frequencies taken from the two files (as link-csv does) and
- * with the fixed weights alone (the scorer without frequencies).
+ * size and recall, precision / recall / F1 at DEFAULT_THRESHOLD, the best recall at precision ≥
+ * 0.99 and the best F1 — with name-word frequencies taken from the two files (as link-csv does)
+ * and with the fixed weights alone (the scorer without frequencies). Then FEBRL 1–3, each
+ * deduplicated (as link-csv without --right), with the same figures, and the reliability table of
+ * the confidence over their candidate pairs: among pairs shown at about N%, how many are true.
  */
 import { existsSync } from 'node:fs';
 import path from 'node:path';
-import { linkageDataDir, loadFebrl } from '../src/eval/febrl.ts';
-import { bestRecallAtPrecision, qualityAt, type ScoredPair } from '../src/eval/metrics.ts';
+import { dedupeFebrl, linkageDataDir, loadFebrl } from '../src/eval/febrl.ts';
+import { bestF1, bestRecallAtPrecision, qualityAt, reliability, type ScoredPair } from '../src/eval/metrics.ts';
 import { candidatePairs } from '../src/matching/blocking.ts';
 import { nameFrequencies } from '../src/matching/compare.ts';
 import {
@@ -62,6 +64,22 @@ for (const r of rawA) {
 
 const pct = (x: number) => `${(100 * x).toFixed(2)}%`;
 const f4 = (x: number) => x.toFixed(4);
+
+/** Precision, recall and F1 at the default threshold, the best recall at precision ≥ 0.99, the best F1. */
+function summary(scored: readonly ScoredPair[], totalMatches: number): string[] {
+  const at = qualityAt(scored, totalMatches, DEFAULT_THRESHOLD);
+  const best = bestRecallAtPrecision(scored, totalMatches, 0.99);
+  const f1 = bestF1(scored, totalMatches);
+  return [
+    `  default threshold:   confidence ≥ ${DEFAULT_THRESHOLD}: precision ${f4(at.precision)}, recall ${f4(at.recall)}, F1 ${f4(at.f1)} (${at.truePositives} true, ${at.falsePositives} false links)`,
+    best
+      ? `  precision ≥ 0.99:    best recall ${f4(best.recall)} at confidence ≥ ${best.threshold.toFixed(2)} (precision ${f4(best.precision)}, F1 ${f4(best.f1)})`
+      : '  precision ≥ 0.99:    not reached at any threshold',
+    f1
+      ? `  best F1:             ${f4(f1.f1)} at confidence ≥ ${f1.threshold.toFixed(2)} (precision ${f4(f1.precision)}, recall ${f4(f1.recall)})`
+      : '  best F1:             no pairs',
+  ];
+}
 const lines = [
   'Linkage evaluation — FEBRL 4, name and date of birth only',
   `  data:                ${dir}`,
@@ -91,17 +109,7 @@ for (const [label, options] of modes) {
     isMatch: rawA[i]!.entity === rawB[j]!.entity,
   }));
   const scoreSeconds = (performance.now() - tScore) / 1000;
-  const at = qualityAt(scored, totalMatches, DEFAULT_THRESHOLD);
-  const best = bestRecallAtPrecision(scored, totalMatches, 0.99);
-  lines.push(
-    '',
-    `Scoring ${label}: ${scoreSeconds.toFixed(2)} s`,
-    `  default threshold:   confidence ≥ ${DEFAULT_THRESHOLD}: precision ${f4(at.precision)}, recall ${f4(at.recall)}, F1 ${f4(at.f1)} (${at.truePositives} true, ${at.falsePositives} false links)`,
-    best
-      ? `  precision ≥ 0.99:    best recall ${f4(best.recall)} at confidence ≥ ${best.threshold.toFixed(2)} (precision ${f4(best.precision)}, F1 ${f4(best.f1)})`
-      : '  precision ≥ 0.99:    not reached at any threshold',
-    '  by threshold:',
-  );
+  lines.push('', `Scoring ${label}: ${scoreSeconds.toFixed(2)} s`, ...summary(scored, totalMatches), '  by threshold:');
   for (const t of [20, 30, 40, 50, 60, 70, 80, 90]) {
     const q = qualityAt(scored, totalMatches, t);
     lines.push(
@@ -109,6 +117,39 @@ for (const [label, options] of modes) {
     );
   }
 }
+// FEBRL 1–3: one file each, deduplicated as link-csv does (frequencies and prior from the file).
+const pooled: ScoredPair[] = [];
+for (const name of ['dataset1.csv', 'dataset2.csv', 'dataset3.csv']) {
+  const file = path.join(dir, name);
+  if (!existsSync(file)) {
+    lines.push('', `FEBRL ${name}: not found in ${dir}`);
+    continue;
+  }
+  const { records, truePairs, scored } = dedupeFebrl(file);
+  pooled.push(...scored);
+  const found = scored.filter((p) => p.isMatch).length;
+  lines.push(
+    '',
+    `FEBRL ${name} deduplicated: ${records} records, ${truePairs} true pairs, ${scored.length} candidate pairs holding ${found} of them (${pct(found / truePairs)})`,
+    ...summary(scored, truePairs),
+  );
+}
+if (pooled.length > 0) {
+  const { bands, calibrationError } = reliability(pooled);
+  lines.push(
+    '',
+    `Reliability of the confidence over FEBRL 1–3's ${pooled.length} candidate pairs (bands of 10 points):`,
+    '    band        pairs   mean confidence   share true',
+    ...bands.map(
+      (b) =>
+        `    ${`[${b.low}, ${b.high}${b.high === 100 ? ']' : ')'}`.padEnd(10)}${String(b.pairs).padStart(7)}   ${
+          b.pairs ? `${b.meanConfidence.toFixed(1)}%`.padStart(15) : '—'.padStart(15)
+        }   ${b.pairs ? `${(100 * b.shareTrue).toFixed(1)}%`.padStart(10) : '—'.padStart(10)}`,
+    ),
+    `  expected calibration error: ${(100 * calibrationError).toFixed(1)} points (0 is calibrated)`,
+  );
+}
+
 lines.push(
   '',
   'Target: recall ≥ 0.95 at precision ≥ 0.99 with name and date of birth alone.',

@@ -6,7 +6,10 @@ import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parse } from 'csv-parse/sync';
-import type { MatchInput } from '../matching/scorer.ts';
+import { candidatePairs } from '../matching/blocking.ts';
+import { nameFrequencies } from '../matching/compare.ts';
+import { type MatchInput, prepareRecord, priorBitsFor, scorePrepared } from '../matching/scorer.ts';
+import type { ScoredPair } from './metrics.ts';
 
 /**
  * LINKAGE_DATA_DIR, else the nearest `shared/data/linkage` beside the repository or beside one of
@@ -51,4 +54,25 @@ export function loadFebrl(file: string, organization?: string): FebrlRecord[] {
       suspectDob: row.date_of_birth ?? '',
     };
   });
+}
+
+/**
+ * One FEBRL file deduplicated as `link-csv` does without `--right` (name-word frequencies and the
+ * prior from the file): its true pairs (records of one person), the candidate pairs of blocking and
+ * each one's confidence and truth.
+ */
+export function dedupeFebrl(file: string) {
+  const raw = loadFebrl(file);
+  const records = raw.map((r) => prepareRecord(r));
+  const sizes = new Map<string, number>();
+  for (const r of raw) sizes.set(r.entity, (sizes.get(r.entity) ?? 0) + 1);
+  let truePairs = 0;
+  for (const n of sizes.values()) truePairs += (n * (n - 1)) / 2;
+  const { pairs } = candidatePairs(records);
+  const options = { frequencies: nameFrequencies(records.map((r) => r.name)), priorBits: priorBitsFor(records.length) };
+  const scored: ScoredPair[] = pairs.map(([i, j]) => ({
+    confidence: scorePrepared(records[i]!, records[j]!, options).confidence,
+    isMatch: raw[i]!.entity === raw[j]!.entity,
+  }));
+  return { records: records.length, truePairs, scored };
 }

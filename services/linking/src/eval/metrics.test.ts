@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { bestRecallAtPrecision, qualityAt } from './metrics.ts';
+import { bestF1, bestRecallAtPrecision, qualityAt, reliability } from './metrics.ts';
 
 const pairs = [
   { confidence: 100, isMatch: true },
@@ -22,5 +22,23 @@ describe('metrics', () => {
     expect(bestRecallAtPrecision(pairs, 5, 1)).toMatchObject({ threshold: 90, recall: 0.4 });
     expect(bestRecallAtPrecision(pairs, 5, 0.6)).toMatchObject({ threshold: 10, recall: 0.8 });
     expect(bestRecallAtPrecision([{ confidence: 50, isMatch: false }], 1, 0.5)).toBeUndefined();
+  });
+
+  it('finds the best F1 over the real thresholds', () => {
+    // At 70: precision 3/5, recall 3/5; at 90: 2/2, 2/5 (F1 0.571…); at 10: 4/6, 4/5 (F1 0.727…).
+    expect(bestF1(pairs, 5)).toMatchObject({ threshold: 10, truePositives: 4, falsePositives: 2 });
+    expect(bestF1([], 5)).toBeUndefined();
+  });
+
+  it('tabulates reliability: pairs, mean confidence and share true per band, and the calibration error', () => {
+    const { bands, calibrationError } = reliability(pairs, 50);
+    expect(bands).toEqual([
+      { low: 0, high: 50, pairs: 1, meanConfidence: 10, shareTrue: 1 },
+      { low: 50, high: 100, pairs: 5, meanConfidence: 82, shareTrue: 0.6 },
+    ]);
+    // (1 × |0.1 − 1| + 5 × |0.82 − 0.6|) / 6
+    expect(calibrationError).toBeCloseTo((0.9 + 5 * 0.22) / 6, 10);
+    expect(reliability([]).bands).toHaveLength(10);
+    expect(reliability([{ confidence: 100, isMatch: true }]).bands[9]).toMatchObject({ pairs: 1, shareTrue: 1 });
   });
 });

@@ -33,6 +33,23 @@ function quality(threshold: number, tp: number, fp: number, totalMatches: number
   return { threshold, truePositives: tp, falsePositives: fp, precision, recall, f1 };
 }
 
+/** The quality at every threshold the scores allow (each distinct confidence), highest first. */
+function everyThreshold(pairs: readonly ScoredPair[], totalMatches: number): Quality[] {
+  const sorted = [...pairs].sort((a, b) => b.confidence - a.confidence);
+  let tp = 0;
+  let fp = 0;
+  const out: Quality[] = [];
+  for (let i = 0; i < sorted.length; i++) {
+    const p = sorted[i]!;
+    if (p.isMatch) tp++;
+    else fp++;
+    // Only at the end of a run of equal confidences is the threshold a real one.
+    if (i + 1 < sorted.length && sorted[i + 1]!.confidence === p.confidence) continue;
+    out.push(quality(p.confidence, tp, fp, totalMatches));
+  }
+  return out;
+}
+
 /**
  * The best recall whose precision is at least `minPrecision`, over every threshold that the scores
  * allow (each distinct confidence); undefined if no threshold reaches that precision.
@@ -42,18 +59,55 @@ export function bestRecallAtPrecision(
   totalMatches: number,
   minPrecision: number,
 ): Quality | undefined {
-  const sorted = [...pairs].sort((a, b) => b.confidence - a.confidence);
-  let tp = 0;
-  let fp = 0;
   let best: Quality | undefined;
-  for (let i = 0; i < sorted.length; i++) {
-    const p = sorted[i]!;
-    if (p.isMatch) tp++;
-    else fp++;
-    // Only at the end of a run of equal confidences is the threshold a real one.
-    if (i + 1 < sorted.length && sorted[i + 1]!.confidence === p.confidence) continue;
-    const q = quality(p.confidence, tp, fp, totalMatches);
+  for (const q of everyThreshold(pairs, totalMatches)) {
     if (q.precision >= minPrecision && (!best || q.recall > best.recall)) best = q;
   }
   return best;
+}
+
+/** The best F1 over every threshold the scores allow; undefined without pairs. */
+export function bestF1(pairs: readonly ScoredPair[], totalMatches: number): Quality | undefined {
+  let best: Quality | undefined;
+  for (const q of everyThreshold(pairs, totalMatches)) if (!best || q.f1 > best.f1) best = q;
+  return best;
+}
+
+export interface ReliabilityBand {
+  /** The band's confidences: from `low` (included) to `high` (excluded; the last band includes 100). */
+  readonly low: number;
+  readonly high: number;
+  readonly pairs: number;
+  /** Mean confidence of the band's pairs (0–100); NaN when it has none. */
+  readonly meanConfidence: number;
+  /** The share of its pairs that are true matches (0–1); NaN when it has none. */
+  readonly shareTrue: number;
+}
+
+/**
+ * The reliability table of scored pairs: bands of `width` confidence points, each with its number
+ * of pairs, their mean confidence and the share of them that are true; and the expected
+ * calibration error (the pairs-weighted mean of |mean confidence / 100 − share true|). A calibrated
+ * confidence has about N% true among the pairs shown at about N%.
+ */
+export function reliability(
+  pairs: readonly ScoredPair[],
+  width = 10,
+): { bands: ReliabilityBand[]; calibrationError: number } {
+  const count = Math.ceil(100 / width);
+  const sums = Array.from({ length: count }, () => ({ pairs: 0, confidence: 0, true: 0 }));
+  for (const p of pairs) {
+    const band = sums[Math.min(count - 1, Math.floor(p.confidence / width))]!;
+    band.pairs++;
+    band.confidence += p.confidence;
+    if (p.isMatch) band.true++;
+  }
+  let error = 0;
+  const bands = sums.map((b, k) => {
+    const meanConfidence = b.pairs ? b.confidence / b.pairs : Number.NaN;
+    const shareTrue = b.pairs ? b.true / b.pairs : Number.NaN;
+    if (b.pairs) error += b.pairs * Math.abs(meanConfidence / 100 - shareTrue);
+    return { low: k * width, high: Math.min(100, (k + 1) * width), pairs: b.pairs, meanConfidence, shareTrue };
+  });
+  return { bands, calibrationError: pairs.length ? error / pairs.length : 0 };
 }
