@@ -135,8 +135,10 @@ export function clusterRecords(n: number, pairs: readonly ScoredPair[], options:
   const byGroup = new Map<number, { tree: TreeEdge[]; pairs: TreeEdge[] }>();
   const groupOf = (k: number) => {
     const root = forest.find(k);
-    let group = byGroup.get(root);
-    if (!group) byGroup.set(root, (group = { tree: [], pairs: [] }));
+    const known = byGroup.get(root);
+    if (known) return known;
+    const group = { tree: [] as TreeEdge[], pairs: [] as TreeEdge[] };
+    byGroup.set(root, group);
     return group;
   };
   for (const e of tree) groupOf(e.a).tree.push(e);

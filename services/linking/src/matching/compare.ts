@@ -395,11 +395,22 @@ export interface DobComparison {
   readonly weight: number;
 }
 
+/**
+ * Two dates of birth: the same, one slip apart (also when one of them is impossible as written:
+ * compared on its digits), near, two of three parts the same, or different. An impossible date
+ * that is no slip of the other is no evidence against it (it is known to be wrong as typed), and
+ * two impossible dates are no evidence at all.
+ */
 export function compareDobs(a: PreparedDate, b: PreparedDate): DobComparison {
-  if (a.days === b.days) return { level: 'exact', weight: DOB_WEIGHTS.exact };
+  // Two impossible dates tell nothing (junk typed the same way is still junk).
+  if (a.impossible && b.impossible) return { level: 'impossible', weight: DOB_WEIGHTS.impossible };
+  if (a.digits === b.digits) return { level: 'exact', weight: DOB_WEIGHTS.exact };
   const slip = dobSlip(a, b);
   if (slip) return { level: 'slip', slip, weight: DOB_WEIGHTS.slip };
   if (Math.abs(a.days - b.days) <= NEAR_DOB_DAYS) return { level: 'near', weight: DOB_WEIGHTS.near };
+  if (a.impossible || b.impossible) return { level: 'impossible', weight: DOB_WEIGHTS.impossible };
+  const same = Number(a.year === b.year) + Number(a.month === b.month) + Number(a.day === b.day);
+  if (same === 2) return { level: 'twoParts', weight: DOB_WEIGHTS.twoParts };
   return { level: 'mismatch', weight: DOB_WEIGHTS.mismatch };
 }
 

@@ -178,7 +178,10 @@ export interface PreparedDate {
   readonly day: number;
   /** YYYYMMDD, for digit-level comparison. */
   readonly digits: string;
+  /** Days since 1970-01-01; NaN for an impossible date of birth (see parseDobDigits). */
   readonly days: number;
+  /** A date of birth written with an impossible part (month 13, day 42, year 9185), kept as typed. */
+  readonly impossible?: true;
 }
 
 /** Dates that systems and clerks enter when the real one is unknown: never evidence. */
@@ -244,6 +247,34 @@ export function parseDate(value: string | null | undefined, order: DayMonthOrder
   else if (slash) parts = order === 'dmy' ? [slash[3]!, slash[2]!, slash[1]!] : [slash[3]!, slash[1]!, slash[2]!];
   if (!parts) return undefined;
   return makeDate(Number(parts[0]), Number(parts[1]), Number(parts[2]));
+}
+
+/**
+ * A date of birth as parseDate reads it, or, when it is written as a date but cannot be one (month
+ * 13, day 42, February 30, year 9185), its digits as typed, marked `impossible`: most such dates
+ * are the true date with a digit mistyped or two swapped, so they are compared digit by digit
+ * rather than thrown away. Placeholders and text that is no date stay undefined.
+ */
+export function parseDobDigits(
+  value: string | null | undefined,
+  order: DayMonthOrder = 'dmy',
+): PreparedDate | undefined {
+  const valid = parseDate(value, order);
+  if (valid || typeof value !== 'string') return valid;
+  const text = value.trim();
+  const iso = ISO_DATE.exec(text);
+  const compact = iso ? null : /^(\d{4})(\d{2})(\d{2})$/.exec(text);
+  const slash = iso || compact ? null : SLASH_DATE.exec(text);
+  let parts: [string, string, string] | undefined;
+  if (iso) parts = [iso[1]!, iso[3]!, iso[4]!];
+  else if (compact) parts = [compact[1]!, compact[2]!, compact[3]!];
+  else if (slash) parts = order === 'dmy' ? [slash[3]!, slash[2]!, slash[1]!] : [slash[3]!, slash[1]!, slash[2]!];
+  if (!parts) return undefined;
+  const [year, month, day] = parts.map(Number) as [number, number, number];
+  if (month < 1 || day < 1) return undefined;
+  const digits = `${year}${String(month).padStart(2, '0')}${String(day).padStart(2, '0')}`;
+  if (digits.length !== 8 || PLACEHOLDER_DATES.has(digits)) return undefined;
+  return { year, month, day, digits, days: Number.NaN, impossible: true };
 }
 
 /** A date from its three numeric parts (for data kept in three columns); same checks as parseDate. */

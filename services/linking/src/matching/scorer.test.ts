@@ -224,6 +224,51 @@ describe('scorePair: dates of birth', () => {
     }
   });
 
+  it.each([
+    ['1984-06-15', '1984-06-45', 'one digit'], // day 45
+    ['1984-06-15', '1984-16-15', 'one digit'], // month 16
+    ['1984-03-16', '1984-16-03', 'day and month swapped'], // month 16
+    ['1985-06-15', '9185-06-15', 'digits swapped'], // year 9185
+    ['19840615', '19840651', 'digits swapped'], // day 51, written without separators
+  ])('%s vs the impossible %s still agrees as one slip (%s), and links', (a, b, kind) => {
+    const r = score(a, b);
+    expect(field(r, 'suspectDob')).toMatchObject({ status: 'partial', detail: kind });
+    expect(isMatch(r)).toBe(true);
+    expect(r.confidence).toBeLessThan(100);
+  });
+
+  it('takes an impossible date that is no slip of the other as no evidence, and two impossible dates too', () => {
+    const r = score('1984-06-15', '1984-13-42');
+    expect(field(r, 'suspectDob')).toMatchObject({
+      status: 'missing',
+      weight: 0,
+      detail: 'an impossible date, not one slip of the other',
+    });
+    const both = score('1984-13-42', '1984-13-42');
+    expect(field(both, 'suspectDob')).toMatchObject({ status: 'missing', weight: 0, detail: 'impossible dates' });
+    // Exactly as if the dates were not there.
+    const none = scorePair(rec({ suspectName: name }), other({ suspectName: name }));
+    expect(both.confidence).toBe(none.confidence);
+    expect(r.confidence).toBe(none.confidence);
+  });
+
+  it('counts a whole part replaced (two of three parts the same) against, at its own level', () => {
+    const replaced: ReadonlyArray<readonly [string, string]> = [
+      ['1984-06-15', '1991-06-15'], // the year
+      ['1984-02-15', '1984-11-15'], // the month, 9 months apart
+    ];
+    for (const [a, b] of replaced) {
+      const r = score(a, b);
+      expect(field(r, 'suspectDob'), `${a} ${b}`).toMatchObject({
+        status: 'mismatch',
+        detail: 'two of year, month and day agree',
+      });
+      expect(field(r, 'suspectDob').weight).toBeLessThan(0);
+    }
+    const different = score('1984-06-15', '1991-02-03');
+    expect(field(different, 'suspectDob').detail).toBe('different dates');
+  });
+
   it('does not link on a date of birth alone', () => {
     const r = scorePair(
       rec({ suspectName: 'UNKNOWN', suspectDob: '1984-06-15' }),

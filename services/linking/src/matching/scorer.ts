@@ -29,6 +29,7 @@ import {
   type PreparedDate,
   type PreparedName,
   parseDate,
+  parseDobDigits,
   prepareAmount,
   prepareName,
 } from './normalize.ts';
@@ -124,7 +125,7 @@ export function prepareRecord(input: MatchInput, options: PrepareOptions = {}): 
       ? prepareName(input.suspectName)
       : prepareName(input.givenName, input.surname);
   const organization = input.organization?.trim() || undefined;
-  const dob = parseDate(input.suspectDob, order);
+  const dob = parseDobDigits(input.suspectDob, order);
   const incidentDate = parseDate(input.incidentDate, order);
   const caseAmount = prepareAmount(input.caseAmount);
   return {
@@ -212,6 +213,13 @@ function dobScore(a: PreparedDate | undefined, b: PreparedDate | undefined): Fie
   if (c.level === 'near') {
     const detail = daysApart(Math.abs(a.days - b.days));
     return { field: 'suspectDob', status: 'partial', weight: c.weight, detail };
+  }
+  if (c.level === 'impossible') {
+    const detail = a.impossible && b.impossible ? 'impossible dates' : 'an impossible date, not one slip of the other';
+    return { field: 'suspectDob', status: 'missing', weight: c.weight, detail };
+  }
+  if (c.level === 'twoParts') {
+    return { field: 'suspectDob', status: 'mismatch', weight: c.weight, detail: 'two of year, month and day agree' };
   }
   return { field: 'suspectDob', status: 'mismatch', weight: c.weight, detail: 'different dates' };
 }
@@ -311,7 +319,7 @@ export function agreesExactly(a: PreparedRecord, b: PreparedRecord): boolean {
     [a.dob, b.dob],
     [a.incidentDate, b.incidentDate],
   ] as const) {
-    if (x && y && x.digits !== y.digits) return false;
+    if (x && y && (x.digits !== y.digits || x.impossible)) return false;
   }
   return a.caseAmount === undefined || b.caseAmount === undefined || a.caseAmount === b.caseAmount;
 }

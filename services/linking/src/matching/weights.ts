@@ -33,7 +33,7 @@ export const NAME_WEIGHTS: Readonly<Record<TokenLevel, number>> = {
 };
 
 /** Levels of the date-of-birth comparison. */
-export type DobLevel = 'exact' | 'slip' | 'near' | 'mismatch';
+export type DobLevel = 'exact' | 'slip' | 'near' | 'twoParts' | 'impossible' | 'mismatch';
 
 export const DOB_WEIGHTS: Readonly<Record<DobLevel, number>> = {
   exact: 14.5,
@@ -44,6 +44,18 @@ export const DOB_WEIGHTS: Readonly<Record<DobLevel, number>> = {
    * a date approximated): neither for nor against.
    */
   near: 0,
+  /**
+   * Two of year, month and day agree and the third is another value altogether (a whole part
+   * replaced). Weighed as a disagreement: on FEBRL 1–3 counting it as neutral let in more
+   * false links (FEBRL 2 precision 0.9878 → 0.9845) than true ones; its own level lets estimated
+   * weights tell it apart later.
+   */
+  twoParts: -4.0,
+  /**
+   * One date impossible as written (month 13, day 42) and not one slip of the other: it is known to
+   * be wrong, so it is neither for nor against.
+   */
+  impossible: 0,
   mismatch: -4.0,
 };
 /** How far apart (in days) two dates of birth may be to count as 'near' rather than a mismatch. */
