@@ -236,6 +236,12 @@ export function detectDayMonthOrder(values: Iterable<string | null | undefined>)
  * (1900-01-01) date.
  */
 export function parseDate(value: string | null | undefined, order: DayMonthOrder = 'dmy'): PreparedDate | undefined {
+  const parts = dateParts(value, order);
+  return parts ? makeDate(...parts) : undefined;
+}
+
+/** Year, month and day as written in a date of one of parseDate's forms, whether or not it exists. */
+function dateParts(value: string | null | undefined, order: DayMonthOrder): [number, number, number] | undefined {
   if (typeof value !== 'string') return undefined;
   const text = value.trim();
   const iso = ISO_DATE.exec(text);
@@ -245,8 +251,7 @@ export function parseDate(value: string | null | undefined, order: DayMonthOrder
   if (iso) parts = [iso[1]!, iso[3]!, iso[4]!];
   else if (compact) parts = [compact[1]!, compact[2]!, compact[3]!];
   else if (slash) parts = order === 'dmy' ? [slash[3]!, slash[2]!, slash[1]!] : [slash[3]!, slash[1]!, slash[2]!];
-  if (!parts) return undefined;
-  return makeDate(Number(parts[0]), Number(parts[1]), Number(parts[2]));
+  return parts ? [Number(parts[0]), Number(parts[1]), Number(parts[2])] : undefined;
 }
 
 /**
@@ -260,17 +265,10 @@ export function parseDobDigits(
   order: DayMonthOrder = 'dmy',
 ): PreparedDate | undefined {
   const valid = parseDate(value, order);
-  if (valid || typeof value !== 'string') return valid;
-  const text = value.trim();
-  const iso = ISO_DATE.exec(text);
-  const compact = iso ? null : /^(\d{4})(\d{2})(\d{2})$/.exec(text);
-  const slash = iso || compact ? null : SLASH_DATE.exec(text);
-  let parts: [string, string, string] | undefined;
-  if (iso) parts = [iso[1]!, iso[3]!, iso[4]!];
-  else if (compact) parts = [compact[1]!, compact[2]!, compact[3]!];
-  else if (slash) parts = order === 'dmy' ? [slash[3]!, slash[2]!, slash[1]!] : [slash[3]!, slash[1]!, slash[2]!];
+  if (valid) return valid;
+  const parts = dateParts(value, order);
   if (!parts) return undefined;
-  const [year, month, day] = parts.map(Number) as [number, number, number];
+  const [year, month, day] = parts;
   if (month < 1 || day < 1) return undefined;
   const digits = `${year}${String(month).padStart(2, '0')}${String(day).padStart(2, '0')}`;
   if (digits.length !== 8 || PLACEHOLDER_DATES.has(digits)) return undefined;
