@@ -36,15 +36,23 @@ const unavailable = (page: Page) => page.getByText('Settings is not available ri
 describe('a remote that cannot be loaded', () => {
   it('shows the message with Retry inside the frame, and Retry loads it once it is back', async () => {
     const page = await signedIn();
-    await page.route('**/mf/settings/**', (route) => route.abort('connectionrefused'));
+    let refused = 0;
+    await page.route('**/mf/settings/**', (route) => {
+      refused++;
+      return route.abort('connectionrefused');
+    });
     await page.goto('/settings');
     await unavailable(page).waitFor();
     // Still inside the frame: header and navigation are there.
     await page.getByTestId('user-name').waitFor();
     await page.getByRole('navigation', { name: 'Main navigation' }).waitFor();
     await shot(page, 'remote-unavailable');
-    // Retry while it is still down: the same message again.
+    // Retry while it is still down: the same message again (once the retry has asked and been
+    // refused: the loader's own request and its second look at the files — the message on screen
+    // before the retry re-renders is the old one).
+    const before = refused;
     await page.getByRole('button', { name: 'Retry' }).click();
+    await expect.poll(() => refused, { timeout: 15_000 }).toBeGreaterThanOrEqual(before + 2);
     await unavailable(page).waitFor();
     // Back again: Retry loads the screen.
     await page.unroute('**/mf/settings/**');
