@@ -3,9 +3,10 @@ import { DELETE_CONFIRM_TITLE } from '@nrad/shared';
 import { screen, waitFor, within } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import { beforeAll, describe, expect, it, onTestFinished } from 'vitest';
+import { holdFetch } from '../../shared/test/fetch.ts';
 import { createRecord, createRecords, incidentNumber } from '../../shared/test/records-api.ts';
 import { openAt, renderScreen, signedInAs, toastText } from '../../shared/test/render.tsx';
-import { contactAdmin, recordsTotal, settledStats, signedInAsAdmin, watchFetch } from '../test/admin-api.ts';
+import { contactAdmin, recordsTotal, settledStats, signedInAsAdmin } from '../test/admin-api.ts';
 import Admin, { ACCESS_DENIED_TEXT } from './Admin.tsx';
 import { RECORDS_PAGE_SIZE } from './panel/AllRecords.tsx';
 
@@ -51,7 +52,7 @@ async function keepOptions(type: 'source' | 'country') {
 describe('Admin Panel', () => {
   it('tells an agency user access is denied, and asks the server for nothing admin', async () => {
     await signedInAs('BPS');
-    const watch = watchFetch();
+    const watch = holdFetch({ hold: false });
     try {
       renderAdmin();
       expect(await screen.findByText(ACCESS_DENIED_TEXT)).toBeInTheDocument();

@@ -2,9 +2,10 @@ import { OperationsSchema, type Operations as OperationsSnapshot, QUEUES_BOARD_P
 import { spawnStack } from '@nrad/gateway/spawn-stack';
 import { screen, waitFor, within } from '@testing-library/react';
 import { beforeAll, describe, expect, it, onTestFinished } from 'vitest';
+import { holdFetch } from '../../shared/test/fetch.ts';
 import { createRecord } from '../../shared/test/records-api.ts';
 import { openAt, renderScreen, signedInAs } from '../../shared/test/render.tsx';
-import { signedInAsAdmin, watchFetch } from '../test/admin-api.ts';
+import { signedInAsAdmin } from '../test/admin-api.ts';
 import Operations, { ACCESS_DENIED_TEXT } from './Operations.tsx';
 
 beforeAll(async () => {
@@ -31,7 +32,7 @@ const rowIn = (name: string, text: string) => within(region(name)).getByText(tex
 describe('Operations console', () => {
   it('tells an agency user access is denied, and asks the server for nothing admin', async () => {
     await signedInAs('FIA');
-    const watch = watchFetch();
+    const watch = holdFetch({ hold: false });
     try {
       renderOperations();
       expect(await screen.findByText(ACCESS_DENIED_TEXT)).toBeInTheDocument();

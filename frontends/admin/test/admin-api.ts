@@ -1,7 +1,6 @@
 /**
  * What the admin screens' tests do straight through the gateway: sign in as the test stack's
- * ADMIN, send a contact request as an agency user, read the figures once they have settled, and
- * watch which calls the page makes.
+ * ADMIN, send a contact request as an agency user, read the figures once they have settled.
  */
 import { type AdminStats, AdminStatsSchema } from '@nrad/contracts';
 
@@ -53,23 +52,4 @@ export async function settledStats(timeoutMs = 20_000): Promise<AdminStats> {
     if (Date.now() > until) throw new Error(`the admin stats did not settle within ${timeoutMs} ms`);
     await new Promise((resolve) => setTimeout(resolve, 200));
   }
-}
-
-/** Records the method and path of every call the page makes from now on, until `restore`. */
-export function watchFetch() {
-  const original = globalThis.fetch;
-  const requests: string[] = [];
-  globalThis.fetch = ((input: RequestInfo | URL, init?: RequestInit) => {
-    const url = input instanceof Request ? input.url : String(input);
-    requests.push(
-      `${init?.method ?? (input instanceof Request ? input.method : 'GET')} ${new URL(url, window.location.href).pathname}`,
-    );
-    return original(input, init);
-  }) as typeof fetch;
-  return {
-    requests,
-    restore: () => {
-      globalThis.fetch = original;
-    },
-  };
 }

@@ -5,8 +5,8 @@ import { spawnStack } from '@nrad/gateway/spawn-stack';
 import { act, cleanup, screen, waitFor, within } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { holdFetch } from '../../shared/test/fetch.ts';
 import { openAt, renderScreen, signedInAs, toastText } from '../../shared/test/render.tsx';
-import { holdFetch } from '../test/hold-fetch.ts';
 import { Shell } from './Shell.tsx';
 
 // A gateway whose frontends folder holds no remote: every remote screen is "not deployed".

@@ -104,23 +104,26 @@ export function metricsHandler(metrics: { registry: { metrics(): Promise<string>
   };
 }
 
+/** `work`, or a rejection once `ms` have passed without its answer. */
+export function withTimeout<T>(work: Promise<T>, ms: number): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  return Promise.race([
+    work,
+    new Promise<never>((_, reject) => {
+      timer = setTimeout(() => reject(new Error(`no answer in ${ms} ms`)), ms);
+    }),
+  ]).finally(() => clearTimeout(timer));
+}
+
 /** Runs every check with a time limit; a check that throws or hangs marks its dependency down. */
 export async function checkReadiness(checks: ReadinessChecks, timeoutMs = 2000) {
   const entries = await Promise.all(
     Object.entries(checks).map(async ([name, check]) => {
-      let timer: NodeJS.Timeout | undefined;
       try {
-        await Promise.race([
-          check(),
-          new Promise((_, reject) => {
-            timer = setTimeout(() => reject(new Error('timeout')), timeoutMs);
-          }),
-        ]);
+        await withTimeout(Promise.resolve().then(check), timeoutMs);
         return [name, 'up'] as const;
       } catch {
         return [name, 'down'] as const;
-      } finally {
-        clearTimeout(timer);
       }
     }),
   );

@@ -6,9 +6,8 @@ import { spawnStack } from '@nrad/gateway/spawn-stack';
 import { act, screen } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { failFetch, holdFetch } from '../../../shared/test/fetch.ts';
 import { openAt, renderScreen, signedInAs } from '../../../shared/test/render.tsx';
-import { failFetch } from '../../test/fail-fetch.ts';
-import { holdFetch } from '../../test/hold-fetch.ts';
 import { Shell } from '../Shell.tsx';
 
 /**

@@ -2,8 +2,8 @@ import { spawnStack } from '@nrad/gateway/spawn-stack';
 import { screen, waitFor } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { holdFetch } from '../../../shared/test/fetch.ts';
 import { openAt, renderScreen, toastText } from '../../../shared/test/render.tsx';
-import { holdFetch } from '../../test/hold-fetch.ts';
 import { Login } from './Login.tsx';
 
 let url = '';

@@ -72,9 +72,14 @@ function median(values: readonly number[]): number {
 /** The records reached from `from` over `edges` (a tree, or a forest). */
 function reached(from: number, edges: readonly TreeEdge[]): Set<number> {
   const next = new Map<number, number[]>();
+  const link = (x: number, y: number) => {
+    const list = next.get(x);
+    if (list) list.push(y);
+    else next.set(x, [y]);
+  };
   for (const e of edges) {
-    next.set(e.a, [...(next.get(e.a) ?? []), e.b]);
-    next.set(e.b, [...(next.get(e.b) ?? []), e.a]);
+    link(e.a, e.b);
+    link(e.b, e.a);
   }
   const side = new Set([from]);
   for (const queue = [from]; queue.length > 0; ) {
@@ -108,7 +113,11 @@ function keptLinks(edges: readonly TreeEdge[], pairs: readonly TreeEdge[], gapBi
     if (crossing > 1) continue;
     const inside = (e: TreeEdge) => side.has(e.a);
     return [
-      ...keptLinks(others.filter(inside), pairs.filter(inside), gapBits),
+      ...keptLinks(
+        others.filter(inside),
+        pairs.filter((p) => side.has(p.a) && side.has(p.b)),
+        gapBits,
+      ),
       ...keptLinks(
         others.filter((e) => !inside(e)),
         pairs.filter((p) => !side.has(p.a) && !side.has(p.b)),

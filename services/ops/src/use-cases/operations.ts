@@ -1,5 +1,5 @@
 import type { ConsumerState, Operations, QueueState, StreamState } from '@nrad/contracts';
-import type { Bus, Logger } from '@nrad/service-kit';
+import { type Bus, type Logger, withTimeout } from '@nrad/service-kit';
 import { readJetStream } from '../data/jetstream.ts';
 import type { QueueWatch } from '../data/queues.ts';
 import { readService } from '../data/services.ts';
@@ -14,16 +14,6 @@ export interface OperationsDeps {
   timeoutMs?: number;
 }
 
-function within<T>(work: Promise<T>, ms: number): Promise<T> {
-  let timer: NodeJS.Timeout | undefined;
-  return Promise.race([
-    work,
-    new Promise<never>((_, reject) => {
-      timer = setTimeout(() => reject(new Error(`no answer in ${ms} ms`)), ms);
-    }),
-  ]).finally(() => clearTimeout(timer));
-}
-
 /**
  * `GET /api/admin/operations` (the route checks the caller is ADMIN): streams and consumers,
  * queues and services, read at once. A part that cannot be read is named in `problems` and the
@@ -33,12 +23,12 @@ export async function operations(deps: OperationsDeps): Promise<Operations> {
   const ms = deps.timeoutMs ?? 3000;
   const problems: string[] = [];
   const [jetstream, queues, services] = await Promise.all([
-    within(readJetStream(deps.bus.jsm, deps.streamPrefix), ms).catch((error: unknown) => {
+    withTimeout(readJetStream(deps.bus.jsm, deps.streamPrefix), ms).catch((error: unknown) => {
       deps.logger.warn({ err: error }, 'JetStream could not be read');
       problems.push('NATS JetStream could not be read: streams and consumers are not shown.');
       return { streams: [] as StreamState[], consumers: [] as ConsumerState[] };
     }),
-    within(deps.queues.read(), ms).catch((error: unknown) => {
+    withTimeout(deps.queues.read(), ms).catch((error: unknown) => {
       deps.logger.warn({ err: error }, 'queues could not be read');
       problems.push('Redis could not be read: the job queues are not shown.');
       return [] as QueueState[];
