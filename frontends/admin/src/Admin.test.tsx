@@ -1,3 +1,4 @@
+import { ADMIN_ACCESS_DENIED } from '@nrad/contracts';
 import { spawnStack } from '@nrad/gateway/spawn-stack';
 import { DELETE_CONFIRM_TITLE } from '@nrad/shared';
 import { screen, waitFor, within } from '@testing-library/react';
@@ -7,7 +8,7 @@ import { holdFetch } from '../../shared/test/fetch.ts';
 import { createRecord, createRecords, incidentNumber } from '../../shared/test/records-api.ts';
 import { openAt, renderScreen, signedInAs, toastText } from '../../shared/test/render.tsx';
 import { contactAdmin, recordsTotal, settledStats, signedInAsAdmin } from '../test/admin-api.ts';
-import Admin, { ACCESS_DENIED_TEXT } from './Admin.tsx';
+import Admin from './Admin.tsx';
 import { RECORDS_PAGE_SIZE } from './panel/AllRecords.tsx';
 
 beforeAll(async () => {
@@ -55,7 +56,7 @@ describe('Admin Panel', () => {
     const watch = holdFetch({ hold: false });
     try {
       renderAdmin();
-      expect(await screen.findByText(ACCESS_DENIED_TEXT)).toBeInTheDocument();
+      expect(await screen.findByText(ADMIN_ACCESS_DENIED)).toBeInTheDocument();
       await new Promise((resolve) => setTimeout(resolve, 500)); // time for any stray query to start
       expect(watch.requests).toEqual(['GET /api/auth/user']);
       expect(screen.queryByText('All Agency Records')).toBeNull();

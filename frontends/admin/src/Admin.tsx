@@ -7,8 +7,6 @@ import { AllRecords } from './panel/AllRecords.tsx';
 import { ContactRequests } from './panel/ContactRequests.tsx';
 import { OptionLists } from './panel/OptionLists.tsx';
 
-export { ACCESS_DENIED_TEXT } from './access.tsx';
-
 /** Where the operations console is (another screen of this remote). */
 export const OPERATIONS_PATH = '/admin/operations';
 

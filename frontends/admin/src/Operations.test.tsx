@@ -1,4 +1,9 @@
-import { OperationsSchema, type Operations as OperationsSnapshot, QUEUES_BOARD_PATH } from '@nrad/contracts';
+import {
+  ADMIN_ACCESS_DENIED,
+  OperationsSchema,
+  type Operations as OperationsSnapshot,
+  QUEUES_BOARD_PATH,
+} from '@nrad/contracts';
 import { spawnStack } from '@nrad/gateway/spawn-stack';
 import { screen, waitFor, within } from '@testing-library/react';
 import { beforeAll, describe, expect, it, onTestFinished } from 'vitest';
@@ -6,7 +11,7 @@ import { holdFetch } from '../../shared/test/fetch.ts';
 import { createRecord } from '../../shared/test/records-api.ts';
 import { openAt, renderScreen, signedInAs } from '../../shared/test/render.tsx';
 import { signedInAsAdmin } from '../test/admin-api.ts';
-import Operations, { ACCESS_DENIED_TEXT } from './Operations.tsx';
+import Operations from './Operations.tsx';
 
 beforeAll(async () => {
   const { url } = await spawnStack();
@@ -35,7 +40,7 @@ describe('Operations console', () => {
     const watch = holdFetch({ hold: false });
     try {
       renderOperations();
-      expect(await screen.findByText(ACCESS_DENIED_TEXT)).toBeInTheDocument();
+      expect(await screen.findByText(ADMIN_ACCESS_DENIED)).toBeInTheDocument();
       await new Promise((resolve) => setTimeout(resolve, 500)); // time for any stray query to start
       expect(watch.requests).toEqual(['GET /api/auth/user']);
       expect(screen.queryByRole('region', { name: 'Services' })).toBeNull();

@@ -17,8 +17,6 @@ import { Link } from 'wouter';
 import { AdminOnly, useIsAdmin } from './access.tsx';
 import { OPERATIONS_KEY } from './keys.ts';
 
-export { ACCESS_DENIED_TEXT } from './access.tsx';
-
 const count = (n: number) => n.toLocaleString('en-US');
 const time = new Intl.DateTimeFormat('en-US', { hour: 'numeric', minute: '2-digit', second: '2-digit' });
 

@@ -3,9 +3,6 @@ import { Flex, Spin, useCurrentUser } from '@nrad/shared';
 import { Alert } from '@nrad/shared/ui';
 import type { ReactNode } from 'react';
 
-/** SPEC §2 Admin Panel: what everyone but ADMIN sees. */
-export const ACCESS_DENIED_TEXT = ADMIN_ACCESS_DENIED;
-
 /** Whether the signed-in user is ADMIN: every admin query is `enabled` only then (SPEC §6). */
 export function useIsAdmin(): boolean {
   return useCurrentUser().user?.organization === 'ADMIN';
@@ -24,6 +21,6 @@ export function AdminOnly({ children }: { children: ReactNode }) {
       </Flex>
     );
   }
-  if (user?.organization !== 'ADMIN') return <Alert type="error" showIcon title={ACCESS_DENIED_TEXT} />;
+  if (user?.organization !== 'ADMIN') return <Alert type="error" showIcon title={ADMIN_ACCESS_DENIED} />;
   return children;
 }

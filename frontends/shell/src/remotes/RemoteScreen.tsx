@@ -8,27 +8,14 @@ import type { RemoteRoute } from './routes.ts';
 export type ScreenFailure = LoadFailureReason | 'crashed';
 
 /** What the user reads for each failure: the truth about the cause, and what to do. */
-export const FAILURE_TEXT: Record<ScreenFailure, { title: (screen: string) => string; text: string }> = {
-  network: {
-    title: (screen) => `${screen} is not available right now`,
-    text: 'The NRAD server could not be reached to load this screen. Check your connection, then select Retry.',
-  },
-  'not-deployed': {
-    title: (screen) => `${screen} is not available right now`,
-    text: 'This screen is not installed on this NRAD server. Tell your administrator.',
-  },
-  server: {
-    title: (screen) => `${screen} is not available right now`,
-    text: 'The NRAD server could not provide this screen (it may be being updated). Try again in a few minutes; if it keeps happening, tell your administrator.',
-  },
-  broken: {
-    title: (screen) => `${screen} is not available right now`,
-    text: 'This screen was downloaded but could not start. Try again; if it keeps happening, tell your administrator.',
-  },
-  crashed: {
-    title: (screen) => `${screen} stopped because of an error`,
-    text: 'Something went wrong while showing this screen. Reload the screen with Retry; if it happens again, tell your administrator.',
-  },
+export const FAILURE_TEXT: Record<ScreenFailure, string> = {
+  network: 'The NRAD server could not be reached to load this screen. Check your connection, then select Retry.',
+  'not-deployed': 'This screen is not installed on this NRAD server. Tell your administrator.',
+  server:
+    'The NRAD server could not provide this screen (it may be being updated). Try again in a few minutes; if it keeps happening, tell your administrator.',
+  broken: 'This screen was downloaded but could not start. Try again; if it keeps happening, tell your administrator.',
+  crashed:
+    'Something went wrong while showing this screen. Reload the screen with Retry; if it happens again, tell your administrator.',
 };
 
 /**
@@ -44,18 +31,17 @@ export function ScreenUnavailable({
   failure: ScreenFailure;
   onRetry: () => void;
 }) {
-  const text = FAILURE_TEXT[failure];
   return (
     <Notice
       kind="warning"
-      title={text.title(title)}
+      title={failure === 'crashed' ? `${title} stopped because of an error` : `${title} is not available right now`}
       action={
         <Button type="primary" onClick={onRetry}>
           Retry
         </Button>
       }
     >
-      {text.text}
+      {FAILURE_TEXT[failure]}
     </Notice>
   );
 }
