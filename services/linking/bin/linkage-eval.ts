@@ -9,17 +9,10 @@
  */
 import { existsSync } from 'node:fs';
 import path from 'node:path';
-import { dedupeFebrl, linkageDataDir, loadFebrl } from '../src/eval/febrl.ts';
+import { dedupeFebrl, linkageDataDir, linkCsvOptions, loadFebrl } from '../src/eval/febrl.ts';
 import { bestF1, bestRecallAtPrecision, qualityAt, reliability, type ScoredPair } from '../src/eval/metrics.ts';
 import { candidatePairs } from '../src/matching/blocking.ts';
-import { nameFrequencies } from '../src/matching/compare.ts';
-import {
-  DEFAULT_THRESHOLD,
-  prepareRecord,
-  priorBitsFor,
-  type ScoreOptions,
-  scorePrepared,
-} from '../src/matching/scorer.ts';
+import { DEFAULT_THRESHOLD, prepareRecord, type ScoreOptions, scorePrepared } from '../src/matching/scorer.ts';
 
 const t0 = performance.now();
 const dir = linkageDataDir();
@@ -94,11 +87,8 @@ const lines = [
 
 const modes: Array<[string, ScoreOptions]> = [
   [
-    'with name-word frequencies from both files and the prior for 5,000 records (as link-csv)',
-    {
-      frequencies: nameFrequencies([...a, ...b].map((r) => r.name)),
-      priorBits: priorBitsFor(Math.max(a.length, b.length)),
-    },
+    'with name-word frequencies from both files and the prior estimated from them (as link-csv)',
+    linkCsvOptions(a, pairs, b),
   ],
   ['fixed weights (scorer without frequencies)', {}],
 ];

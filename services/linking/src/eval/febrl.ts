@@ -8,7 +8,8 @@ import { fileURLToPath } from 'node:url';
 import { parse } from 'csv-parse/sync';
 import { candidatePairs } from '../matching/blocking.ts';
 import { nameFrequencies } from '../matching/compare.ts';
-import { type MatchInput, prepareRecord, priorBitsFor, scorePrepared } from '../matching/scorer.ts';
+import { estimatePairsPrior } from '../matching/prior.ts';
+import { type MatchInput, type PreparedRecord, prepareRecord, scorePrepared } from '../matching/scorer.ts';
 import type { ScoredPair } from './metrics.ts';
 
 /**
@@ -69,10 +70,24 @@ export function dedupeFebrl(file: string) {
   let truePairs = 0;
   for (const n of sizes.values()) truePairs += (n * (n - 1)) / 2;
   const { pairs } = candidatePairs(records);
-  const options = { frequencies: nameFrequencies(records.map((r) => r.name)), priorBits: priorBitsFor(records.length) };
+  const options = linkCsvOptions(records, pairs);
   const scored: ScoredPair[] = pairs.map(([i, j]) => ({
     confidence: scorePrepared(records[i]!, records[j]!, options).confidence,
     isMatch: raw[i]!.entity === raw[j]!.entity,
   }));
-  return { records: records.length, truePairs, scored };
+  return { records: records.length, truePairs, scored, priorBits: options.priorBits };
+}
+
+/**
+ * The score options link-csv uses for these records and candidate pairs (within `left`, or
+ * between `left` and `right`): name-word frequencies from the records, the prior estimated from
+ * the candidate pairs (matching/prior.ts).
+ */
+export function linkCsvOptions(
+  left: readonly PreparedRecord[],
+  pairs: ReadonlyArray<readonly [number, number]>,
+  right?: readonly PreparedRecord[],
+) {
+  const frequencies = nameFrequencies([...left, ...(right ?? [])].map((r) => r.name));
+  return { frequencies, priorBits: estimatePairsPrior(left, pairs, right, frequencies).priorBits };
 }

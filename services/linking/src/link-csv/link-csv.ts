@@ -10,12 +10,12 @@ import { parse } from 'csv-parse/sync';
 import { candidatePairs } from '../matching/blocking.ts';
 import { type NameFrequencies, nameFrequencies } from '../matching/compare.ts';
 import { type DayMonthOrder, detectDayMonthOrder } from '../matching/normalize.ts';
+import { estimatePairsPrior } from '../matching/prior.ts';
 import {
   DEFAULT_THRESHOLD,
   type MatchInput,
   type PreparedRecord,
   prepareRecord,
-  priorBitsFor,
   type ScoreOptions,
   scorePrepared,
 } from '../matching/scorer.ts';
@@ -278,16 +278,19 @@ function link(argv: readonly string[], stdout: Output, stderr: Output): number {
   const frequencies: NameFrequencies | undefined = values['fixed-weights']
     ? undefined
     : nameFrequencies([...left, ...(right ?? [])].map((r) => r.name));
-  // Each record is expected to have about one match in the other file (or in the one file).
-  const options: ScoreOptions = { frequencies, priorBits: priorBitsFor(Math.max(left.length, right?.length ?? 0)) };
   const { pairs, skippedKeys } = candidatePairs(left, right);
+  // The prior from the files' own match rate (EM over the candidate pairs' weights), not from
+  // their size: a file of clusters has many matches per record, a clean one almost none.
+  const { priorBits } = estimatePairsPrior(left, pairs, right, frequencies);
+  const options: ScoreOptions = { frequencies, priorBits };
+  const other = right ?? left;
   // Pairwise: every pair at or above --min. Clusters: the pairs at or above --threshold, with the
   // right file's records numbered after the left's.
   const lowest = cluster ? threshold : min;
   const offset = right ? left.length : 0;
   const results: Array<{ i: number; j: number; confidence: number }> = [];
   for (const [i, j] of pairs) {
-    const { confidence } = scorePrepared(left[i]!, (right ?? left)[j]!, options);
+    const { confidence } = scorePrepared(left[i]!, other[j]!, options);
     if (confidence >= lowest) results.push({ i, j, confidence });
   }
   results.sort((x, y) => y.confidence - x.confidence || x.i - y.i || x.j - y.j);

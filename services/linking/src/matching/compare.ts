@@ -4,9 +4,10 @@
  */
 import { doubleMetaphone } from 'double-metaphone';
 import { distance } from 'fastest-levenshtein';
-import type { PreparedDate, PreparedName } from './normalize.ts';
+import type { NameRole, PreparedDate, PreparedName } from './normalize.ts';
 import {
   AMOUNT_WEIGHTS,
+  CROSS_ROLE_PENALTY,
   DOB_WEIGHTS,
   type DobLevel,
   INCIDENT_DATE_WEIGHTS,
@@ -160,6 +161,8 @@ export interface NamePair {
   readonly level: TokenLevel;
   /** The pair's weight in bits (the level's, adjusted for word frequency when frequencies are given). */
   readonly weight: number;
+  /** A given name agreeing with a surname (the parts swapped or written in the wrong field). */
+  readonly crossRole?: true;
 }
 
 export interface NameComparison {
@@ -183,24 +186,38 @@ export type NameFrequencies = (word: string) => number;
 interface Side {
   readonly tokens: readonly string[];
   readonly codes: readonly Codes[];
+  readonly roles?: readonly NameRole[] | undefined;
+}
+
+interface AlignedPair {
+  a: string;
+  b: string;
+  level: TokenLevel;
+  crossRole?: true;
 }
 
 interface Aligned {
-  readonly pairs: Array<{ a: string; b: string; level: TokenLevel }>;
+  readonly pairs: AlignedPair[];
   readonly usedA: boolean[];
   readonly usedB: boolean[];
 }
+
+/** Whether word i of `a` and word j of `b` are known to be in different parts of their names. */
+const crossRole = (a: Side, i: number, b: Side, j: number) =>
+  a.roles !== undefined && b.roles !== undefined && a.roles[i] !== b.roles[j];
 
 /** How word i of one side compares with word j of the other. */
 type LevelOf = (i: number, j: number) => TokenLevel;
 
 /** Greedy best-first alignment of two word lists; returns the agreeing pairs and the used words. */
 function align(a: Side, b: Side, levelOf: LevelOf): Aligned {
-  const cand: Array<{ i: number; j: number; level: TokenLevel; w: number }> = [];
+  const cand: Array<{ i: number; j: number; level: TokenLevel; w: number; cross: boolean }> = [];
   for (let i = 0; i < a.tokens.length; i++) {
     for (let j = 0; j < b.tokens.length; j++) {
       const level = levelOf(i, j);
-      if (level !== 'conflict') cand.push({ i, j, level, w: NAME_WEIGHTS[level] });
+      if (level === 'conflict') continue;
+      const cross = crossRole(a, i, b, j);
+      cand.push({ i, j, level, cross, w: NAME_WEIGHTS[level] - (cross ? CROSS_ROLE_PENALTY : 0) });
     }
   }
   cand.sort((x, y) => y.w - x.w);
@@ -211,7 +228,7 @@ function align(a: Side, b: Side, levelOf: LevelOf): Aligned {
     if (usedA[c.i] || usedB[c.j]) continue;
     usedA[c.i] = true;
     usedB[c.j] = true;
-    pairs.push({ a: a.tokens[c.i]!, b: b.tokens[c.j]!, level: c.level });
+    pairs.push({ a: a.tokens[c.i]!, b: b.tokens[c.j]!, level: c.level, ...(c.cross ? { crossRole: true } : {}) });
   }
   return { pairs, usedA, usedB };
 }
@@ -229,9 +246,12 @@ function levels(a: Side, b: Side): TokenLevel[] {
 /** The name with words i and i+1 written as one ("kate lin" → "katelin"). */
 function merged(side: Side, i: number): Side {
   const word = side.tokens[i]! + side.tokens[i + 1]!;
+  // The joined word keeps the part of its first word.
+  const roles = side.roles ? [...side.roles.slice(0, i + 1), ...side.roles.slice(i + 2)] : undefined;
   return {
     tokens: [...side.tokens.slice(0, i), word, ...side.tokens.slice(i + 2)],
     codes: [...side.codes.slice(0, i), doubleMetaphone(word), ...side.codes.slice(i + 2)],
+    ...(roles ? { roles } : {}),
   };
 }
 
@@ -253,33 +273,64 @@ function variants(name: PreparedName): readonly Side[] {
 const MAX_MERGE_TOKENS = 4;
 
 interface Outcome {
-  readonly pairs: Array<{ a: string; b: string; level: TokenLevel }>;
+  readonly pairs: AlignedPair[];
   readonly conflicts: number;
   readonly slots: number;
   /** Sum of the fixed level weights of the agreeing pairs (to choose between variants). */
   readonly agreeing: number;
 }
 
+/** A word or initial left over after the words were aligned, with its part of the name. */
+interface Rest {
+  readonly word: string;
+  /** Initials count as given names (they mostly are one). */
+  readonly role: NameRole | undefined;
+  used: boolean;
+}
+
+function leftovers(side: Side, used: readonly boolean[], initials: readonly string[]): Rest[] {
+  const rest: Rest[] = [];
+  side.tokens.forEach((word, i) => {
+    if (!used[i]) rest.push({ word, role: side.roles?.[i], used: false });
+  });
+  for (const word of initials) rest.push({ word, role: side.roles ? 'given' : undefined, used: false });
+  return rest;
+}
+
+/**
+ * Positions where both names have a word left and those words disagree. Without parts (a full
+ * name), the smaller name's leftover words; with given name and surname apart on both sides, only
+ * leftovers of the same part: a given name left on one side and a surname on the other are two
+ * different things unknown, not a disagreement.
+ */
+function countConflicts(restA: readonly Rest[], restB: readonly Rest[], withRoles: boolean): number {
+  const left = (rest: readonly Rest[], role?: NameRole) =>
+    rest.filter((r) => !r.used && (role === undefined || r.role === role)).length;
+  if (!withRoles) return Math.min(left(restA), left(restB));
+  return (
+    Math.min(left(restA, 'given'), left(restB, 'given')) + Math.min(left(restA, 'surname'), left(restB, 'surname'))
+  );
+}
+
 function finish(a: Side, ia: readonly string[], b: Side, ib: readonly string[], aligned: Aligned): Outcome {
   const pairs = [...aligned.pairs];
+  const restA = leftovers(a, aligned.usedA, ia);
+  const restB = leftovers(b, aligned.usedB, ib);
   // Initials: against a leftover word with that first letter, or the same initial.
   if (ia.length > 0 || ib.length > 0) {
-    const restA = [...a.tokens.filter((_, i) => !aligned.usedA[i]), ...ia];
-    const restB = [...b.tokens.filter((_, j) => !aligned.usedB[j]), ...ib];
-    const usedB = restB.map(() => false);
     for (const x of restA) {
-      for (let j = 0; j < restB.length; j++) {
-        const y = restB[j]!;
-        if (usedB[j] || (x.length > 1 && y.length > 1) || x[0] !== y[0]) continue;
-        usedB[j] = true;
-        pairs.push({ a: x, b: y, level: 'initial' });
+      for (const y of restB) {
+        if (y.used || (x.word.length > 1 && y.word.length > 1) || x.word[0] !== y.word[0]) continue;
+        x.used = true;
+        y.used = true;
+        pairs.push({ a: x.word, b: y.word, level: 'initial' });
         break;
       }
     }
   }
   const slots = Math.min(a.tokens.length + ia.length, b.tokens.length + ib.length);
-  const conflicts = Math.max(0, slots - pairs.length);
-  const agreeing = pairs.reduce((s, p) => s + NAME_WEIGHTS[p.level], 0);
+  const conflicts = countConflicts(restA, restB, a.roles !== undefined && b.roles !== undefined);
+  const agreeing = pairs.reduce((s, p) => s + NAME_WEIGHTS[p.level] - (p.crossRole ? CROSS_ROLE_PENALTY : 0), 0);
   return { pairs, conflicts, slots, agreeing };
 }
 
@@ -337,8 +388,8 @@ export function compareNames(a: PreparedName, b: PreparedName, frequencies?: Nam
     }
   }
   let weight = best.conflicts * NAME_WEIGHTS.conflict;
-  const pairs = best.pairs.map((p) => {
-    let w = NAME_WEIGHTS[p.level];
+  const pairs = best.pairs.map((p): NamePair => {
+    let w = NAME_WEIGHTS[p.level] - (p.crossRole ? CROSS_ROLE_PENALTY : 0);
     if (frequencies && (p.level === 'exact' || p.level === 'typo')) w += frequencyAdjustment(p.a, p.b, frequencies);
     weight += w;
     return { ...p, weight: w };

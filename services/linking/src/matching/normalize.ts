@@ -15,7 +15,15 @@ export interface PreparedName {
   readonly codes: ReadonlyArray<readonly [string, string]>;
   /** Single letters (initials), in order of appearance. */
   readonly initials: readonly string[];
+  /**
+   * Each token's part of the name, when the name came as given name and surname apart
+   * (prepareNameParts); absent for a full name in one field, whose word order says nothing.
+   */
+  readonly roles?: readonly NameRole[];
 }
+
+/** The part of a name a word was written in. */
+export type NameRole = 'given' | 'surname';
 
 /** Words that stand for "no name" when they are all a name has ("N/A", "Not known", "John Doe"). */
 const PLACEHOLDER_NAMES = new Set([
@@ -142,28 +150,56 @@ export function isPlaceholderName(folded: string): boolean {
 
 const EMPTY_NAME: PreparedName = { tokens: [], codes: [], initials: [] };
 
-/** Prepares a name (or its parts, joined in the given order) for comparison. */
-export function prepareName(...parts: ReadonlyArray<string | null | undefined>): PreparedName {
-  const words: string[] = [];
-  for (const part of parts) {
-    if (typeof part !== 'string') continue;
-    const folded = foldName(part);
-    if (isPlaceholderName(folded)) continue;
-    for (const word of folded.split(' ')) if (word && !IGNORED_TOKENS.has(word)) words.push(word);
-  }
+/** The words of one part of a name: folded, placeholders and ignored words dropped. */
+function nameWords(part: string | null | undefined): string[] {
+  if (typeof part !== 'string') return [];
+  const folded = foldName(part);
+  if (isPlaceholderName(folded)) return [];
+  return folded.split(' ').filter((word) => word && !IGNORED_TOKENS.has(word));
+}
+
+function buildName(words: ReadonlyArray<{ word: string; role?: NameRole }>, withRoles: boolean): PreparedName {
   if (words.length === 0) return EMPTY_NAME;
   // Particles (de la Cruz, van der Berg) say little; they are dropped unless they are all there is.
-  const core = words.filter((w) => !PARTICLES.has(w));
-  if (core.length > 0) words.splice(0, words.length, ...core);
+  const core = words.filter((w) => !PARTICLES.has(w.word));
+  const kept = core.length > 0 ? core : words;
   const tokens: string[] = [];
+  const roles: NameRole[] = [];
   const initials: string[] = [];
-  for (const word of words) {
-    const list = word.length === 1 ? initials : tokens;
-    if (!list.includes(word)) list.push(word);
+  for (const { word, role } of kept) {
+    if (word.length === 1) {
+      if (!initials.includes(word)) initials.push(word);
+    } else if (!tokens.includes(word)) {
+      tokens.push(word);
+      roles.push(role ?? 'given');
+    }
   }
   // A name of initials only ("J. S.") keeps them; a full word elsewhere already covers its initial.
   const codes = tokens.map((t) => doubleMetaphone(t));
-  return { tokens, codes, initials };
+  return withRoles ? { tokens, codes, initials, roles } : { tokens, codes, initials };
+}
+
+/** Prepares a full name (or its parts, joined in the given order, word order free) for comparison. */
+export function prepareName(...parts: ReadonlyArray<string | null | undefined>): PreparedName {
+  return buildName(
+    parts.flatMap((part) => nameWords(part).map((word) => ({ word }))),
+    false,
+  );
+}
+
+/**
+ * Prepares a name given as given name and surname apart: each word keeps its part (roles), so a
+ * given name is compared with a given name first, and a name with only a given name is not held
+ * against one with only a surname (there is nothing to compare).
+ */
+export function prepareNameParts(given: string | null | undefined, surname: string | null | undefined): PreparedName {
+  return buildName(
+    [
+      ...nameWords(given).map((word) => ({ word, role: 'given' as const })),
+      ...nameWords(surname).map((word) => ({ word, role: 'surname' as const })),
+    ],
+    true,
+  );
 }
 
 /** Whether a prepared name carries any evidence. */

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { nameFrequencies } from './compare.ts';
+import { compareNames, nameFrequencies } from './compare.ts';
+import { prepareNameParts } from './normalize.ts';
 import {
   contributionTotal,
   DEFAULT_THRESHOLD,
@@ -11,6 +12,7 @@ import {
   scorePrepared,
   weightToConfidence,
 } from './scorer.ts';
+import { CROSS_ROLE_PENALTY } from './weights.ts';
 
 let next = 0;
 const rec = (fields: Omit<MatchInput, 'id' | 'organization'> & { organization?: string }): MatchInput => ({
@@ -540,5 +542,52 @@ describe('scorePair: certainty', () => {
       other({ suspectName: 'John Smith', suspectDob: '1984-06-51', ...caseFields }),
     );
     expect(r.confidence).toBeLessThan(100);
+  });
+});
+
+describe('scorePair: given name and surname apart (link-csv, FEBRL)', () => {
+  const dob = { suspectDob: '1975-06-14' };
+
+  it('holds a given name alone against a surname alone as unknown, not as a disagreement', () => {
+    const r = scorePair(rec({ givenName: 'John', ...dob }), other({ surname: 'Smith', ...dob }));
+    expect(field(r, 'suspectName')).toMatchObject({ status: 'missing', weight: 0 });
+    expect(field(r, 'suspectName').detail).toBe('the names have no part in common to compare');
+    // The date of birth alone still never links.
+    expect(isMatch(r)).toBe(false);
+    // Written as one full name, the two words are compared and disagree.
+    const full = scorePair(rec({ suspectName: 'John', ...dob }), other({ suspectName: 'Smith', ...dob }));
+    expect(field(full, 'suspectName')).toMatchObject({ status: 'mismatch', weight: -3 });
+  });
+
+  it('links a surname alone with the full name that has it, and the date of birth', () => {
+    const r = scorePair(rec({ givenName: 'John', surname: 'Smith', ...dob }), other({ surname: 'Smith', ...dob }));
+    expect(field(r, 'suspectName').detail).toBe('smith');
+    expect(field(r, 'suspectName').weight).toBeGreaterThan(0);
+    expect(isMatch(r)).toBe(true);
+    // A given name left on one side and nothing of that part on the other is not a disagreement...
+    const c = compareNames(prepareNameParts('John', 'Smith'), prepareNameParts('', 'Smith'));
+    expect(c.conflicts).toBe(0);
+    // ...but two different given names are.
+    const d = compareNames(prepareNameParts('John', 'Smith'), prepareNameParts('Mary', 'Smith'));
+    expect(d.conflicts).toBe(1);
+  });
+
+  it('weighs parts written the other way round less than the same parts, and says so', () => {
+    const same = scorePair(
+      rec({ givenName: 'John', surname: 'Smith', ...dob }),
+      other({ givenName: 'John', surname: 'Smith', ...dob }),
+    );
+    const swapped = scorePair(
+      rec({ givenName: 'John', surname: 'Smith', ...dob }),
+      other({ givenName: 'Smith', surname: 'John', ...dob }),
+    );
+    expect(field(swapped, 'suspectName').weight).toBe(field(same, 'suspectName').weight - 2 * CROSS_ROLE_PENALTY);
+    expect(field(swapped, 'suspectName').detail).toBe(
+      'john (given name against surname); smith (given name against surname)',
+    );
+    expect(isMatch(swapped)).toBe(true);
+    // A full name in one field has no parts: word order is free and costs nothing.
+    const full = scorePair(rec({ suspectName: 'John Smith', ...dob }), other({ suspectName: 'Smith John', ...dob }));
+    expect(field(full, 'suspectName').weight).toBe(field(same, 'suspectName').weight);
   });
 });

@@ -32,6 +32,7 @@ import {
   parseDobDigits,
   prepareAmount,
   prepareName,
+  prepareNameParts,
 } from './normalize.ts';
 import { MAX_WEIGHT_WITHOUT_NAME, PRIOR_BITS } from './weights.ts';
 
@@ -123,7 +124,7 @@ export function prepareRecord(input: MatchInput, options: PrepareOptions = {}): 
   const name =
     typeof input.suspectName === 'string' && input.suspectName.trim() !== ''
       ? prepareName(input.suspectName)
-      : prepareName(input.givenName, input.surname);
+      : prepareNameParts(input.givenName, input.surname);
   const organization = input.organization?.trim() || undefined;
   const dob = parseDobDigits(input.suspectDob, order);
   const incidentDate = parseDate(input.incidentDate, order);
@@ -175,11 +176,19 @@ function nameScore(
     return { score: { field: 'suspectName', status: 'missing', weight: 0, detail: missingDetail(hasName(a)) } };
   }
   const c = compareNames(a, b, frequencies);
+  if (c.pairs.length === 0 && c.conflicts === 0) {
+    // A given name alone against a surname alone: nothing to compare, neither for nor against.
+    const detail = 'the names have no part in common to compare';
+    return { score: { field: 'suspectName', status: 'missing', weight: 0, detail } };
+  }
   const allExact = c.conflicts === 0 && c.pairs.length > 0 && c.pairs.every((p) => p.level === 'exact');
   const sameWords =
     allExact && c.slots === a.tokens.length + a.initials.length && c.slots === b.tokens.length + b.initials.length;
   const status: FieldStatus = sameWords || (allExact && c.slots >= 2) ? 'match' : c.weight > 0 ? 'partial' : 'mismatch';
-  const parts = c.pairs.map((p) => (p.level === 'exact' ? p.a : `${p.a} ~ ${p.b} (${p.level})`));
+  const parts = c.pairs.map((p) => {
+    const text = p.level === 'exact' ? p.a : `${p.a} ~ ${p.b} (${p.level})`;
+    return p.crossRole ? `${text} (given name against surname)` : text;
+  });
   if (c.conflicts > 0) parts.push(`${c.conflicts} word${c.conflicts > 1 ? 's' : ''} disagree`);
   const agrees = namesAgree(c);
   return { score: { field: 'suspectName', status, weight: c.weight, detail: parts.join('; '), agrees }, comparison: c };
@@ -192,7 +201,8 @@ const STRONG_LEVELS: ReadonlySet<string> = new Set(['exact', 'typo']);
  * Whether two names agree enough to carry a link (else the total weight is capped below the
  * threshold, so a date of birth and a case alone never link): their weight is positive, and a
  * word agrees exactly or with one typo, or no word disagrees. A lone look-alike word beside a
- * disagreeing one (Michael Smith / Jonathon Smithers) is not enough.
+ * disagreeing one (Michael Smith / Jonathon Smithers) is not enough. (A given name alone against
+ * a surname alone is no disagreement: see compareNames.)
  */
 function namesAgree(c: NameComparison): boolean {
   if (!(c.weight > 0)) return false;

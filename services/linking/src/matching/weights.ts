@@ -32,6 +32,13 @@ export const NAME_WEIGHTS: Readonly<Record<TokenLevel, number>> = {
   conflict: -3.0,
 };
 
+/**
+ * Subtracted from an agreeing pair of words in different parts of their names (a given name
+ * against a surname) when both names came with their parts apart: the parts swapped, or a word in
+ * the wrong field, is a real pattern but weaker evidence than agreement in the same part.
+ */
+export const CROSS_ROLE_PENALTY = 0.5;
+
 /** Levels of the date-of-birth comparison. */
 export type DobLevel = 'exact' | 'slip' | 'near' | 'twoParts' | 'impossible' | 'mismatch';
 
