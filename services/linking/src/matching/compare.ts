@@ -299,9 +299,9 @@ function leftovers(side: Side, used: readonly boolean[], initials: readonly stri
 
 /**
  * Positions where both names have a word left and those words disagree. Without parts (a full
- * name), the smaller name's leftover words; with given name and surname apart on both sides, only
- * leftovers of the same part: a given name left on one side and a surname on the other are two
- * different things unknown, not a disagreement.
+ * name, or parts that agreed crosswise), the smaller name's leftover words; with given name and
+ * surname apart on both sides, only leftovers of the same part: a given name left on one side and a
+ * surname on the other are two different things unknown, not a disagreement.
  */
 function countConflicts(restA: readonly Rest[], restB: readonly Rest[], withRoles: boolean): number {
   const left = (rest: readonly Rest[], role?: NameRole) =>
@@ -329,7 +329,9 @@ function finish(a: Side, ia: readonly string[], b: Side, ib: readonly string[], 
     }
   }
   const slots = Math.min(a.tokens.length + ia.length, b.tokens.length + ib.length);
-  const conflicts = countConflicts(restA, restB, a.roles !== undefined && b.roles !== undefined);
+  // Once a word has agreed across the parts (the parts swapped), the parts of the rest say nothing.
+  const byPart = a.roles !== undefined && b.roles !== undefined && !pairs.some((p) => p.crossRole);
+  const conflicts = countConflicts(restA, restB, byPart);
   const agreeing = pairs.reduce((s, p) => s + NAME_WEIGHTS[p.level] - (p.crossRole ? CROSS_ROLE_PENALTY : 0), 0);
   return { pairs, conflicts, slots, agreeing };
 }

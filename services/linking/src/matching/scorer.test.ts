@@ -586,6 +586,10 @@ describe('scorePair: given name and surname apart (link-csv, FEBRL)', () => {
       'john (given name against surname); smith (given name against surname)',
     );
     expect(isMatch(swapped)).toBe(true);
+    // Once a word agreed across the parts, the words left are compared whatever their part: twins
+    // with one record's fields swapped still disagree on the given name.
+    const twins = compareNames(prepareNameParts('Becker', 'Lotte'), prepareNameParts('Jarah', 'Becker'));
+    expect(twins.conflicts).toBe(1);
     // A full name in one field has no parts: word order is free and costs nothing.
     const full = scorePair(rec({ suspectName: 'John Smith', ...dob }), other({ suspectName: 'Smith John', ...dob }));
     expect(field(full, 'suspectName').weight).toBe(field(same, 'suspectName').weight);
