@@ -2,10 +2,11 @@
  * `npm run linkage:eval`: match quality of the linking scorer on FEBRL 4 (shared/data/linkage):
  * dataset4a as one agency, dataset4b as another, name and date of birth only. Prints blocking
  * size and recall, precision / recall / F1 at DEFAULT_THRESHOLD, the best recall at precision ≥
- * 0.99 and the best F1 — with name-word frequencies taken from the two files (as link-csv does)
- * and with the fixed weights alone (the scorer without frequencies). Then FEBRL 1–3, each
- * deduplicated (as link-csv without --right), with the same figures, and the reliability table of
- * the confidence over their candidate pairs: among pairs shown at about N%, how many are true.
+ * 0.99 and the best F1 — as link-csv scores (weights estimated from the two files by EM, name-word
+ * frequencies, the prior estimated from them) and with the service's fixed weights. Then FEBRL 1–3,
+ * each deduplicated (as link-csv without --right), the same figures both ways, and the reliability
+ * table of the service's confidence over their candidate pairs: among pairs shown at about N%, how
+ * many are true.
  */
 import { existsSync } from 'node:fs';
 import path from 'node:path';
@@ -78,8 +79,8 @@ const lines = [
   `  data:                ${dir}`,
   `  records:             dataset4a.csv as agency A: ${a.length}; dataset4b.csv as agency B: ${b.length}`,
   `  true pairs:          ${totalMatches} (rec-N-org ↔ rec-N-dup-0)`,
-  '  evidence:            given_name + surname → suspect name, date_of_birth → suspect DOB (invalid dates count as missing); no incident date or amount',
-  '  tuning:              weights, word-frequency adjustment and default threshold set on FEBRL 1–3 (bin/linkage-tune.ts); FEBRL 4 not used for tuning',
+  '  evidence:            given_name + surname → suspect name (in two parts), date_of_birth → suspect DOB (impossible dates compared on their digits); no incident date or amount',
+  "  tuning:              the service's fixed weights, the calibrations and the default threshold set on FEBRL 1–3 (bin/linkage-tune.ts); link-csv's weights estimated from the files scored (EM); FEBRL 4 never used for tuning",
   `  blocking:            ${pairs.length} candidate pairs of ${a.length * b.length} (${pct(pairs.length / (a.length * b.length))}) in ${blockSeconds.toFixed(2)} s${skippedKeys ? `, ${skippedKeys} over-full keys skipped` : ''}`,
   `  blocking recall:     ${reachable} of ${totalMatches} true pairs are candidates (${pct(reachable / totalMatches)})`,
   `  baseline:            given name, surname and date of birth equal as written: ${exactPairs} pairs, precision ${(exactTrue / Math.max(1, exactPairs)).toFixed(4)}, recall ${(exactTrue / totalMatches).toFixed(4)}`,
@@ -87,10 +88,13 @@ const lines = [
 
 const modes: Array<[string, ScoreOptions]> = [
   [
-    'with name-word frequencies from both files and the prior estimated from them (as link-csv)',
+    'as link-csv: weights estimated from both files (EM), name-word frequencies, prior estimated from them',
     linkCsvOptions(a, pairs, b),
   ],
-  ['fixed weights (scorer without frequencies)', {}],
+  [
+    "with the service's fixed weights (calibrated on FEBRL 1–3), name-word frequencies, the estimated prior",
+    linkCsvOptions(a, pairs, b, true),
+  ],
 ];
 for (const [label, options] of modes) {
   const tScore = performance.now();
@@ -107,28 +111,35 @@ for (const [label, options] of modes) {
     );
   }
 }
-// FEBRL 1–3: one file each, deduplicated as link-csv does (frequencies and prior from the file).
+// FEBRL 1–3: one file each, deduplicated as link-csv does (weights, frequencies and prior from the
+// file), and with the service's fixed weights (whose confidence the calibration is for).
 const pooled: ScoredPair[] = [];
+const pooledEm: ScoredPair[] = [];
 for (const name of ['dataset1.csv', 'dataset2.csv', 'dataset3.csv']) {
   const file = path.join(dir, name);
   if (!existsSync(file)) {
     lines.push('', `FEBRL ${name}: not found in ${dir}`);
     continue;
   }
-  const { records, truePairs, scored } = dedupeFebrl(file);
-  pooled.push(...scored);
-  const found = scored.filter((p) => p.isMatch).length;
+  const em = dedupeFebrl(file);
+  const fixed = dedupeFebrl(file, true);
+  pooledEm.push(...em.scored);
+  pooled.push(...fixed.scored);
+  const found = em.scored.filter((p) => p.isMatch).length;
   lines.push(
     '',
-    `FEBRL ${name} deduplicated: ${records} records, ${truePairs} true pairs, ${scored.length} candidate pairs holding ${found} of them (${pct(found / truePairs)})`,
-    ...summary(scored, truePairs),
+    `FEBRL ${name} deduplicated: ${em.records} records, ${em.truePairs} true pairs, ${em.scored.length} candidate pairs holding ${found} of them (${pct(found / em.truePairs)})`,
+    `  as link-csv (weights estimated by EM; prior ${em.priorBits.toFixed(2)} bits):`,
+    ...summary(em.scored, em.truePairs),
+    `  the service's fixed weights (prior ${fixed.priorBits.toFixed(2)} bits):`,
+    ...summary(fixed.scored, fixed.truePairs),
   );
 }
 if (pooled.length > 0) {
   const { bands, calibrationError } = reliability(pooled);
   lines.push(
     '',
-    `Reliability of the confidence over FEBRL 1–3's ${pooled.length} candidate pairs (bands of 10 points):`,
+    `Reliability of the service's confidence (fixed weights, calibrated) over FEBRL 1–3's ${pooled.length} candidate pairs (bands of 10 points):`,
     '    band        pairs   mean confidence   share true',
     ...bands.map(
       (b) =>
@@ -136,7 +147,7 @@ if (pooled.length > 0) {
           b.pairs ? `${b.meanConfidence.toFixed(1)}%`.padStart(15) : '—'.padStart(15)
         }   ${b.pairs ? `${(100 * b.shareTrue).toFixed(1)}%`.padStart(10) : '—'.padStart(10)}`,
     ),
-    `  expected calibration error: ${(100 * calibrationError).toFixed(1)} points (0 is calibrated)`,
+    `  expected calibration error: ${(100 * calibrationError).toFixed(2)} points (0 is calibrated); with weights estimated by EM (link-csv): ${(100 * reliability(pooledEm).calibrationError).toFixed(2)} points`,
   );
 }
 

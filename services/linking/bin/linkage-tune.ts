@@ -8,28 +8,30 @@
  * weight = log2(m / u). Name levels are counted per aligned word position.
  */
 import path from 'node:path';
-import { type FebrlRecord, linkageDataDir, loadFebrl } from '../src/eval/febrl.ts';
-import { bestRecallAtPrecision, qualityAt, type ScoredPair } from '../src/eval/metrics.ts';
+import { type FebrlRecord, linkageDataDir, linkCsvOptions, loadFebrl } from '../src/eval/febrl.ts';
+import {
+  bestRecallAtPrecision,
+  type EvidencePoint,
+  fitCalibration,
+  qualityAt,
+  reliability,
+  type ScoredPair,
+} from '../src/eval/metrics.ts';
 import { candidatePairs } from '../src/matching/blocking.ts';
-import { compareDobs, compareNames, nameFrequencies } from '../src/matching/compare.ts';
+import { compareDobs, compareNames } from '../src/matching/compare.ts';
+import { rng } from '../src/matching/em.ts';
 import { hasName } from '../src/matching/normalize.ts';
-import { DEFAULT_THRESHOLD, type PreparedRecord, prepareRecord, scorePrepared } from '../src/matching/scorer.ts';
-import { DOB_WEIGHTS, NAME_WEIGHTS, type TokenLevel } from '../src/matching/weights.ts';
+import {
+  DEFAULT_THRESHOLD,
+  type PreparedRecord,
+  pairWeight,
+  prepareRecord,
+  scorePrepared,
+} from '../src/matching/scorer.ts';
+import { CALIBRATION, DOB_WEIGHTS, EM_CALIBRATION, NAME_WEIGHTS, type TokenLevel } from '../src/matching/weights.ts';
 
 const SETS = ['dataset1.csv', 'dataset2.csv', 'dataset3.csv'];
 const RANDOM_PAIRS_PER_SET = 200_000;
-
-/** Deterministic PRNG (mulberry32), so the estimates are reproducible. */
-function rng(seed: number): () => number {
-  let s = seed >>> 0;
-  return () => {
-    s = (s + 0x6d2b79f5) >>> 0;
-    let t = s;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 class Counts {
   readonly name = new Map<string, number>();
@@ -57,6 +59,11 @@ const m = new Counts();
 const u = new Counts();
 const scored: ScoredPair[] = [];
 const scoredTf: ScoredPair[] = [];
+/** Each candidate pair's log-odds before calibration (total weight less the prior), as link-csv scores it. */
+const evidence: EvidencePoint[] = [];
+/** The same with the weights link-csv estimates from each file by EM. */
+const evidenceEm: EvidencePoint[] = [];
+const scoredEm: ScoredPair[] = [];
 let totalMatches = 0;
 let reachable = 0;
 const random = rng(20240601);
@@ -85,12 +92,19 @@ for (const file of SETS) {
     u.add(records[i]!, records[j]!);
   }
   const { pairs } = candidatePairs(records);
-  const frequencies = nameFrequencies(records.map((r) => r.name));
+  // As link-csv: name-word frequencies and the prior estimated from the file.
+  // As the service scores (fixed weights, name-word frequencies), with the prior estimated from the
+  // file; and as link-csv scores (weights estimated by EM).
+  const options = linkCsvOptions(records, pairs, undefined, true);
+  const optionsEm = linkCsvOptions(records, pairs);
   for (const [i, j] of pairs) {
     const isMatch = raw[i]!.entity === raw[j]!.entity;
     if (isMatch) reachable++;
     scored.push({ confidence: scorePrepared(records[i]!, records[j]!).confidence, isMatch });
-    scoredTf.push({ confidence: scorePrepared(records[i]!, records[j]!, { frequencies }).confidence, isMatch });
+    scoredTf.push({ confidence: scorePrepared(records[i]!, records[j]!, options).confidence, isMatch });
+    evidence.push({ x: pairWeight(records[i]!, records[j]!, options) - options.priorBits, isMatch });
+    evidenceEm.push({ x: pairWeight(records[i]!, records[j]!, optionsEm) - optionsEm.priorBits, isMatch });
+    scoredEm.push({ confidence: scorePrepared(records[i]!, records[j]!, optionsEm).confidence, isMatch });
   }
   totalMatches += matches;
 }
@@ -119,7 +133,8 @@ console.log(
 );
 for (const [label, list] of [
   ['fixed weights', scored],
-  ['with name-word frequencies', scoredTf],
+  ['fixed weights with name-word frequencies and the estimated prior (the service)', scoredTf],
+  ['weights estimated by EM, frequencies, estimated prior (link-csv)', scoredEm],
 ] as const) {
   console.log(`  ${label}:`);
   for (const t of [20, 30, 40, 50, 60, 70, 80, 90]) {
@@ -130,6 +145,24 @@ for (const [label, list] of [
   }
   const best = bestRecallAtPrecision(list, totalMatches, 0.99);
   if (best) console.log(`    best recall at precision ≥ 0.99: ${fmt(best.recall)} at confidence ≥ ${best.threshold}`);
+}
+for (const [label, points, inUse, scores] of [
+  ['fixed weights (the service)', evidence, CALIBRATION, scoredTf],
+  ['weights estimated by EM (link-csv)', evidenceEm, EM_CALIBRATION, scoredEm],
+] as const) {
+  const fit = fitCalibration(points);
+  console.log(
+    `\nCalibration, ${label}: Platt scaling in bits over ${points.length} candidate pairs:` +
+      ` slope ${fit.slope.toFixed(3)}, offset ${fit.offset.toFixed(3)}; in use: slope ${inUse.slope}, offset ${inUse.offset}`,
+  );
+  const { bands, calibrationError } = reliability(scores);
+  for (const b of bands) {
+    if (b.pairs === 0) continue;
+    console.log(
+      `  [${b.low}, ${b.high}): ${b.pairs} pairs, mean confidence ${b.meanConfidence.toFixed(1)}%, true ${(100 * b.shareTrue).toFixed(1)}%`,
+    );
+  }
+  console.log(`  expected calibration error ${(100 * calibrationError).toFixed(2)} points`);
 }
 console.log(`Default threshold in use: ${DEFAULT_THRESHOLD}`);
 console.log(`Run time: ${((performance.now() - t0) / 1000).toFixed(1)} s`);

@@ -11,9 +11,10 @@ import type { LinkingConfig } from './config.ts';
 import { LinkingStore } from './data/store.ts';
 import { LinkRegistry } from './domain/link-registry.ts';
 import { MatchIndex } from './domain/match-index.ts';
+import { MatchRate } from './domain/match-rate.ts';
 import { LinkRelay } from './events/link-relay.ts';
 import { apiRoutes } from './http/routes.ts';
-import { applyRecordEvents, type LinkingDeps, loadState } from './use-cases/linking.ts';
+import { applyRecordEvents, type LinkingDeps, loadState, matchRateLog } from './use-cases/linking.ts';
 
 export interface LinkingAppDeps {
   config: LinkingConfig;
@@ -24,16 +25,19 @@ export interface LinkingAppDeps {
 
 /**
  * Builds the linking service: loads the match index and the links from its database into memory,
- * makes sure both streams exist, starts the link relay and the durable consumer of `records.*`
- * (which keeps the index current and auto-links new records), and mounts the routes.
+ * estimates the prior's match rate from the index (domain/match-rate.ts), makes sure both streams
+ * exist, starts the link relay and the durable consumer of `records.*` (which keeps the index
+ * current, auto-links new records and re-estimates the match rate when due), and mounts the routes.
  */
 export async function createApp({ config, db, bus, logger }: LinkingAppDeps) {
   const store = new LinkingStore(db);
   await store.init();
   const relay = new LinkRelay({ store, bus, logger, retryMs: config.RELAY_RETRY_MS });
+  const index = new MatchIndex();
   const deps: LinkingDeps = {
     store,
-    index: new MatchIndex(),
+    index,
+    matchRate: new MatchRate(index),
     links: new LinkRegistry(),
     relay,
     logger,
@@ -45,7 +49,10 @@ export async function createApp({ config, db, bus, logger }: LinkingAppDeps) {
   };
   const started = Date.now();
   await loadState(deps);
-  logger.info({ records: deps.index.size, links: deps.links.size, ms: Date.now() - started }, 'match index loaded');
+  const ms = Date.now() - started;
+  // The prior's match rate from the records just loaded (r = 1 while there are too few).
+  const matchRate = matchRateLog(deps.matchRate.estimate());
+  logger.info({ records: deps.index.size, links: deps.links.size, ms, matchRate }, 'match index loaded');
 
   await ensureStream(bus.jsm, { name: config.LINKS_STREAM, subjects: [`${config.LINKS_SUBJECT_PREFIX}.>`] });
   relay.start();

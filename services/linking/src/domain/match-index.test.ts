@@ -1,44 +1,13 @@
-import type { CaseRecord, Organization } from '@nrad/contracts';
+import type { Organization } from '@nrad/contracts';
 import { Types } from 'mongoose';
 import { describe, expect, it } from 'vitest';
 import { blockingKeys, prepareRecord } from '../matching/index.ts';
 import { entryFor, MatchIndex } from './match-index.ts';
+import { caseRecord as record } from './test-record.ts';
 
 const GIVEN = ['Anna', 'Brian', 'Chloe', 'David', 'Elena', 'Farid', 'Grace', 'Hugo', 'Ines', 'Jamal', 'Kofi', 'Lena'];
 const SURNAMES = ['Outerbridge', 'Trott', 'Smith', 'Simmons', 'Darrell', 'Wilson', 'Pereira', 'Tucker', 'Burrows'];
 const ORGS: Organization[] = ['BPS', 'FIA', 'CUS'];
-
-function record(over: Partial<CaseRecord> = {}): CaseRecord {
-  return {
-    id: new Types.ObjectId().toHexString(),
-    incidentNumber: `I-${Math.random()}`,
-    suspectName: 'Test Person',
-    suspectDob: '1980-01-01',
-    incidentDate: '2024-01-01',
-    caseAmount: '100.00',
-    seizedAmount: '0.00',
-    confiscatedAmount: '0.00',
-    sourceOfRecord: 'Police Investigation',
-    namlcOrganization: null,
-    internationalNexus: false,
-    cyberAssisted: false,
-    country: 'Bermuda',
-    crimeType: null,
-    crimeSubtype: null,
-    additionalInfo: null,
-    organization: 'BPS',
-    createdById: new Types.ObjectId().toHexString(),
-    createdAt: new Date().toISOString(),
-    updatedAt: new Date().toISOString(),
-    deleted: false,
-    deletedAt: null,
-    deletedById: null,
-    version: 1,
-    linked: false,
-    linkedOrganizations: [],
-    ...over,
-  };
-}
 
 /** A reproducible index of n people (a small linear congruential generator). */
 function population(n: number) {

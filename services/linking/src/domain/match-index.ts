@@ -6,9 +6,9 @@ import {
   type NameFrequencies,
   type PreparedRecord,
   prepareRecord,
-  priorBitsFor,
   scorePrepared,
 } from '../matching/index.ts';
+import { priorBitsForRate } from './match-rate.ts';
 
 /** One record as the index keeps it: its latest snapshot, normalized once, and its keys. */
 export interface IndexEntry {
@@ -26,19 +26,23 @@ export interface ScoredCandidate {
   readonly result: MatchResult;
 }
 
-export interface FindOptions {
+/** Which records a candidate walk (MatchIndex.forEachCandidate) may meet. */
+export interface CandidateFilter {
   /** Only records of this organization. */
   readonly organization?: string;
   /** Never records of this organization (auto-linking: only the other agencies). */
   readonly excludeOrganization?: string;
   /** Never this record. */
   readonly excludeId?: string;
+  /** Filled with how many index entries were looked at (the work done). */
+  readonly stats?: { examined: number };
+}
+
+export interface FindOptions extends CandidateFilter {
   /** Lowest confidence kept. */
   readonly threshold: number;
   /** Most results kept, best first. */
   readonly limit?: number;
-  /** Filled with how many index entries were looked at (the work done). */
-  readonly stats?: { examined: number };
 }
 
 /** The match fields of a record, as the scorer reads them. Amounts are decimal strings. */
@@ -76,6 +80,14 @@ type Holders = number | number[];
 
 const holdersSize = (h: Holders) => (typeof h === 'number' ? 1 : h.length);
 
+/** Where sampleNamed starts (any fixed number: the sample is the same at every start). */
+const SAMPLE_SEED = 7919;
+
+function gcd(a: number, b: number): number {
+  while (b !== 0) [a, b] = [b, a % b];
+  return a;
+}
+
 /**
  * The match index in memory: every record the linking service has seen (deleted ones kept but
  * never offered as candidates), an inverted index from blocking key to the active records holding
@@ -100,6 +112,10 @@ export class MatchIndex {
   private readonly wordCounts = new Map<string, number>();
   private readonly activeByOrganization = new Map<string, number>();
   private named = 0;
+  /** Puts so far (see changes). */
+  private puts = 0;
+  /** r: the matches a record is expected to have in a search (see priorBits). */
+  private rate = 1;
   private readonly waiters = new Map<string, Set<() => void>>();
   /** find's "already looked at" marks: seenAt[slot] === visit (no set per search). */
   private seenAt = new Uint32Array(1024);
@@ -116,6 +132,39 @@ export class MatchIndex {
     return slot === undefined ? undefined : this.slots[slot];
   }
 
+  /** Active records with a name (not a placeholder): those the name-word counts are over. */
+  get namedCount(): number {
+    return this.named;
+  }
+
+  /** Entries put since the index was made (new records, new versions, deletions): a clock of change. */
+  get changes(): number {
+    return this.puts;
+  }
+
+  /**
+   * r, the matches a record is expected to have among the records a search walks (1 until set
+   * from the data: see match-rate.ts).
+   */
+  get matchesPerRecord(): number {
+    return this.rate;
+  }
+
+  setMatchesPerRecord(rate: number): void {
+    if (!(rate > 0) || !Number.isFinite(rate)) throw new RangeError(`matches per record must be positive: ${rate}`);
+    this.rate = rate;
+  }
+
+  /** The prior (ScoreOptions.priorBits) for a search of `searched` records: priorBitsForRate with r. */
+  priorBits(searched: number): number {
+    return priorBitsForRate(searched, this.rate);
+  }
+
+  /** The organizations that have had records here (some perhaps all deleted since). */
+  organizations(): string[] {
+    return [...this.activeByOrganization.keys()];
+  }
+
   /** Active (not deleted) records of an organization, or of all organizations. */
   activeCount(organization?: string): number {
     if (organization) return this.activeByOrganization.get(organization) ?? 0;
@@ -126,6 +175,7 @@ export class MatchIndex {
 
   /** Puts (or replaces) an entry; a deleted one leaves the blocks and the word counts. */
   put(entry: IndexEntry): void {
+    this.puts++;
     let slot = this.slotOf.get(entry.id);
     if (slot === undefined) {
       slot = this.slots.length;
@@ -171,35 +221,46 @@ export class MatchIndex {
 
   /**
    * Active records sharing a blocking key with `query`, scored, at or above the threshold, best
-   * first. The prior grows with the number of records searched (priorBitsFor): the larger the
-   * set, the more evidence a match needs.
+   * first. The prior grows with the number of records searched, over the matches a record is
+   * expected to have there (priorBits): the larger the set, the more evidence a match needs.
    */
   find(query: PreparedRecord, keys: readonly string[], options: FindOptions): ScoredCandidate[] {
     const results: ScoredCandidate[] = [];
     const searched = options.organization
       ? this.activeCount(options.organization)
       : this.activeCount() - (options.excludeOrganization ? this.activeCount(options.excludeOrganization) : 0);
-    const scoreOptions = { frequencies: this.frequencies(), priorBits: priorBitsFor(searched) };
+    const scoreOptions = { frequencies: this.frequencies(), priorBits: this.priorBits(searched) };
+    this.forEachCandidate(keys, options, (entry) => {
+      const result = scorePrepared(query, entry.prepared, scoreOptions);
+      if (!result.excluded && result.confidence >= options.threshold) results.push({ entry, result });
+    });
+    results.sort((a, b) => b.result.confidence - a.result.confidence || a.entry.id.localeCompare(b.entry.id));
+    return options.limit ? results.slice(0, options.limit) : results;
+  }
+
+  /**
+   * Calls `visit` once for each active record of the searched organizations holding one of `keys`
+   * (find's candidates, unscored). A key held by more than `maxBlockSize` records is skipped.
+   */
+  forEachCandidate(keys: readonly string[], filter: CandidateFilter, visit: (entry: IndexEntry) => void): void {
     // Every organization's blocks count towards a block's size; only the searched ones are walked
     // (an upload of one agency's records otherwise walked ever larger blocks of its own).
     const organizations = [...this.blocksOf].map(([organization, blocks]) => ({
       blocks,
       walked:
-        (!options.organization || organization === options.organization) &&
-        organization !== options.excludeOrganization,
+        (!filter.organization || organization === filter.organization) && organization !== filter.excludeOrganization,
     }));
     const found: Holders[] = [];
-    const excluded = options.excludeId === undefined ? undefined : this.slotOf.get(options.excludeId);
-    const visit = this.nextVisit();
+    const excluded = filter.excludeId === undefined ? undefined : this.slotOf.get(filter.excludeId);
+    const visitMark = this.nextVisit();
     const seenAt = this.seenAt;
+    const stats = filter.stats;
     const consider = (slot: number) => {
-      if (seenAt[slot] === visit || slot === excluded) return;
-      seenAt[slot] = visit;
-      if (options.stats) options.stats.examined++;
+      if (seenAt[slot] === visitMark || slot === excluded) return;
+      seenAt[slot] = visitMark;
+      if (stats) stats.examined++;
       const entry = this.slots[slot] as IndexEntry;
-      if (entry.deleted) return;
-      const result = scorePrepared(query, entry.prepared, scoreOptions);
-      if (!result.excluded && result.confidence >= options.threshold) results.push({ entry, result });
+      if (!entry.deleted) visit(entry);
     };
     for (const key of keys) {
       let size = 0;
@@ -216,8 +277,26 @@ export class MatchIndex {
         else for (const slot of holders) consider(slot);
       }
     }
-    results.sort((a, b) => b.result.confidence - a.result.confidence || a.entry.id.localeCompare(b.entry.id));
-    return options.limit ? results.slice(0, options.limit) : results;
+  }
+
+  /**
+   * Up to `size` active records with a name, the same ones for the same index: the slots are
+   * stepped through from a fixed start by a step near the golden section of their number (coprime
+   * to it, so every slot comes once), which spreads the sample over the whole load order.
+   */
+  sampleNamed(size: number): IndexEntry[] {
+    const n = this.slots.length;
+    const sample: IndexEntry[] = [];
+    if (n === 0 || size <= 0) return sample;
+    let step = Math.max(1, Math.round(n * 0.6180339887));
+    while (gcd(step, n) !== 1) step++;
+    let slot = SAMPLE_SEED % n;
+    for (let i = 0; i < n && sample.length < size; i++) {
+      const entry = this.slots[slot] as IndexEntry;
+      if (!entry.deleted && entry.prepared.name.tokens.length > 0) sample.push(entry);
+      slot = (slot + step) % n;
+    }
+    return sample;
   }
 
   /** A new mark for `seenAt`, every slot unmarked (the array grown to the slots). */

@@ -8,6 +8,7 @@ import { fileURLToPath } from 'node:url';
 import { parse } from 'csv-parse/sync';
 import { candidatePairs } from '../matching/blocking.ts';
 import { nameFrequencies } from '../matching/compare.ts';
+import { estimateWeights } from '../matching/em.ts';
 import { estimatePairsPrior } from '../matching/prior.ts';
 import { type MatchInput, type PreparedRecord, prepareRecord, scorePrepared } from '../matching/scorer.ts';
 import type { ScoredPair } from './metrics.ts';
@@ -58,11 +59,12 @@ export function loadFebrl(file: string, organization?: string): FebrlRecord[] {
 }
 
 /**
- * One FEBRL file deduplicated as `link-csv` does without `--right` (name-word frequencies and the
- * prior from the file): its true pairs (records of one person), the candidate pairs of blocking and
- * each one's confidence and truth.
+ * One FEBRL file deduplicated as `link-csv` does without `--right` (name-word frequencies, weights
+ * and prior estimated from the file; with `fixed`, the service's fixed, calibrated weights): its
+ * true pairs (records of one person), the candidate pairs of blocking and each one's confidence and
+ * truth.
  */
-export function dedupeFebrl(file: string) {
+export function dedupeFebrl(file: string, fixed = false) {
   const raw = loadFebrl(file);
   const records = raw.map((r) => prepareRecord(r));
   const sizes = new Map<string, number>();
@@ -70,7 +72,7 @@ export function dedupeFebrl(file: string) {
   let truePairs = 0;
   for (const n of sizes.values()) truePairs += (n * (n - 1)) / 2;
   const { pairs } = candidatePairs(records);
-  const options = linkCsvOptions(records, pairs);
+  const options = linkCsvOptions(records, pairs, undefined, fixed);
   const scored: ScoredPair[] = pairs.map(([i, j]) => ({
     confidence: scorePrepared(records[i]!, records[j]!, options).confidence,
     isMatch: raw[i]!.entity === raw[j]!.entity,
@@ -80,14 +82,21 @@ export function dedupeFebrl(file: string) {
 
 /**
  * The score options link-csv uses for these records and candidate pairs (within `left`, or
- * between `left` and `right`): name-word frequencies from the records, the prior estimated from
- * the candidate pairs (matching/prior.ts).
+ * between `left` and `right`): name-word frequencies from the records, weights estimated from them
+ * by EM (matching/em.ts; with `fixed`, the service's fixed weights), the prior estimated from the
+ * candidate pairs (matching/prior.ts).
  */
 export function linkCsvOptions(
   left: readonly PreparedRecord[],
   pairs: ReadonlyArray<readonly [number, number]>,
   right?: readonly PreparedRecord[],
+  fixed = false,
 ) {
   const frequencies = nameFrequencies([...left, ...(right ?? [])].map((r) => r.name));
-  return { frequencies, priorBits: estimatePairsPrior(left, pairs, right, frequencies).priorBits };
+  const weights = fixed ? undefined : estimateWeights(left, pairs, right)?.weights;
+  return {
+    frequencies,
+    weights,
+    priorBits: estimatePairsPrior(left, pairs, right, { frequencies, weights }).priorBits,
+  };
 }

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { bestF1, bestRecallAtPrecision, qualityAt, reliability } from './metrics.ts';
+import { bestF1, bestRecallAtPrecision, fitCalibration, qualityAt, reliability } from './metrics.ts';
 
 const pairs = [
   { confidence: 100, isMatch: true },
@@ -40,5 +40,31 @@ describe('metrics', () => {
     expect(calibrationError).toBeCloseTo((0.9 + 5 * 0.22) / 6, 10);
     expect(reliability([]).bands).toHaveLength(10);
     expect(reliability([{ confidence: 100, isMatch: true }]).bands[9]).toMatchObject({ pairs: 1, shareTrue: 1 });
+  });
+});
+
+describe('fitCalibration', () => {
+  it('recovers the slope and offset that generated the truths', () => {
+    // Deterministic: at each x, the exact share of true pairs that σ(0.8·x + 1.5) gives, over 1,000 pairs.
+    const points: Array<{ x: number; isMatch: boolean }> = [];
+    for (let x = -12; x <= 12; x += 0.5) {
+      const p = 1 / (1 + 2 ** -(0.8 * x + 1.5));
+      const matches = Math.round(p * 1000);
+      for (let k = 0; k < 1000; k++) points.push({ x, isMatch: k < matches });
+    }
+    const { slope, offset } = fitCalibration(points);
+    expect(slope).toBeCloseTo(0.8, 2);
+    expect(offset).toBeCloseTo(1.5, 2);
+  });
+
+  it('leaves evidence that is already calibrated alone (slope 1, offset 0)', () => {
+    const points: Array<{ x: number; isMatch: boolean }> = [];
+    for (let x = -8; x <= 8; x += 1) {
+      const matches = Math.round(1000 / (1 + 2 ** -x));
+      for (let k = 0; k < 1000; k++) points.push({ x, isMatch: k < matches });
+    }
+    const { slope, offset } = fitCalibration(points);
+    expect(slope).toBeCloseTo(1, 2);
+    expect(offset).toBeCloseTo(0, 2);
   });
 });

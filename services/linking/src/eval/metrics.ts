@@ -111,3 +111,46 @@ export function reliability(
   });
   return { bands, calibrationError: pairs.length ? error / pairs.length : 0 };
 }
+
+/** A pair's evidence against its truth, for fitCalibration: x in bits (log2-odds), y 1 when true. */
+export interface EvidencePoint {
+  readonly x: number;
+  readonly isMatch: boolean;
+}
+
+/**
+ * Platt scaling in bits: the slope and offset that make σ(slope·x + offset), σ(z) = 1/(1 + 2^−z),
+ * the maximum-likelihood probability of a match (logistic regression on one variable, Newton's
+ * method). A calibrated x has slope 1 and offset 0; an offset of +1 means pairs are twice as likely
+ * to be matches, in odds, as x says.
+ */
+export function fitCalibration(points: readonly EvidencePoint[]): { slope: number; offset: number } {
+  let slope = 1;
+  let offset = 0;
+  const ln2 = Math.LN2;
+  for (let iteration = 0; iteration < 100; iteration++) {
+    let gs = 0;
+    let go = 0;
+    let hss = 0;
+    let hso = 0;
+    let hoo = 0;
+    for (const { x, isMatch } of points) {
+      const p = 1 / (1 + Math.exp(-(slope * x + offset) * ln2));
+      const residual = (isMatch ? 1 : 0) - p;
+      const w = p * (1 - p) * ln2 * ln2;
+      gs += residual * x * ln2;
+      go += residual * ln2;
+      hss += w * x * x;
+      hso += w * x;
+      hoo += w;
+    }
+    const det = hss * hoo - hso * hso;
+    if (!(Math.abs(det) > 1e-12)) break;
+    const ds = (hoo * gs - hso * go) / det;
+    const dO = (hss * go - hso * gs) / det;
+    slope += ds;
+    offset += dO;
+    if (Math.abs(ds) + Math.abs(dO) < 1e-10) break;
+  }
+  return { slope, offset };
+}

@@ -9,6 +9,7 @@ import { parseArgs } from 'node:util';
 import { parse } from 'csv-parse/sync';
 import { candidatePairs } from '../matching/blocking.ts';
 import { type NameFrequencies, nameFrequencies } from '../matching/compare.ts';
+import { estimateWeights } from '../matching/em.ts';
 import { type DayMonthOrder, detectDayMonthOrder } from '../matching/normalize.ts';
 import { estimatePairsPrior } from '../matching/prior.ts';
 import {
@@ -50,7 +51,9 @@ name-word frequencies and a prior taken from the input (so a larger input needs 
   --dob-format F       dates written day or month first: dmy (DD/MM/YYYY), mdy (MM/DD/YYYY), or
                        auto (the default: mdy when a value's second part is over 12 and no
                        value's first part is, else dmy)
-  --fixed-weights      do not weight name words by how common they are in the input
+  --fixed-weights      the linking service's fixed weights, calibrated on FEBRL 1–3, instead of
+                       weights estimated from the input (EM), and no weighting of name words by how
+                       common they are in the input
   --cluster            write groups of records of one person instead of pairs: id,cluster (with
                        --right: file,id,cluster, file being left or right), one row per record in
                        input order, cluster numbered from 1. A group is the records joined by
@@ -281,8 +284,13 @@ function link(argv: readonly string[], stdout: Output, stderr: Output): number {
   const { pairs, skippedKeys } = candidatePairs(left, right);
   // The prior from the files' own match rate (EM over the candidate pairs' weights), not from
   // their size: a file of clusters has many matches per record, a clean one almost none.
-  const { priorBits } = estimatePairsPrior(left, pairs, right, frequencies);
-  const options: ScoreOptions = { frequencies, priorBits };
+  // Weights estimated from the input by EM (unless --fixed-weights, or too few pairs to estimate
+  // them), and the prior from its own match rate: a file of clusters has many matches per record,
+  // a clean one almost none.
+  const estimate = values['fixed-weights'] ? undefined : estimateWeights(left, pairs, right);
+  const weights = estimate?.weights;
+  const { priorBits } = estimatePairsPrior(left, pairs, right, { frequencies, weights });
+  const options: ScoreOptions = { frequencies, priorBits, weights };
   const other = right ?? left;
   // Pairwise: every pair at or above --min. Clusters: the pairs at or above --threshold, with the
   // right file's records numbered after the left's.
@@ -343,7 +351,13 @@ function link(argv: readonly string[], stdout: Output, stderr: Output): number {
       (groups
         ? `${results.length} at or above ${threshold}, ${new Set(groups).size} groups of ${groups.length} records written`
         : `${results.length} written with confidence ≥ ${min}`) +
-      `${frequencies ? '' : ' (fixed weights)'} to ${out} in ${seconds} s` +
+      ` to ${out} in ${seconds} s; ${
+        weights
+          ? `weights estimated from the input (EM on ${estimate!.sessions.name.pairs} + ${estimate!.sessions.dob.pairs} pairs)`
+          : values['fixed-weights']
+            ? 'fixed weights'
+            : 'fixed weights (too few pairs to estimate them)'
+      }, prior ${priorBits.toFixed(2)} bits` +
       `${detected ? `; dates like 01/02/1980 read as ${detected === 'mdy' ? 'MM/DD/YYYY' : 'DD/MM/YYYY'} (auto)` : ''}\n`,
   );
   return 0;

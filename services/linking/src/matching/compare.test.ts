@@ -1,7 +1,9 @@
 /// <reference path="../types/jaro-winkler.d.ts" />
 import packageJaroWinkler from 'jaro-winkler';
 import { describe, expect, it } from 'vitest';
-import { jaroWinkler } from './compare.ts';
+import { compareDobs, jaroWinkler } from './compare.ts';
+import { type PreparedDate, parseDobDigits } from './normalize.ts';
+import { DOB_WEIGHTS } from './weights.ts';
 
 /** A deterministic generator (mulberry32), so a failure names pairs that stay the same. */
 function random(seed: number): () => number {
@@ -56,5 +58,46 @@ describe('jaroWinkler', () => {
     expect(jaroWinkler('', 'A')).toBe(0);
     expect(jaroWinkler('SAME', 'SAME')).toBe(1);
     expect(jaroWinkler('ABC', 'XYZ')).toBe(0);
+  });
+});
+
+describe('compareDobs', () => {
+  const dob = (text: string): PreparedDate => {
+    const date = parseDobDigits(text);
+    if (!date) throw new Error(`${text} is no date of birth`);
+    return date;
+  };
+
+  it.each([
+    ['0998-09-05', '1998-09-05'],
+    ['1998-00-03', '1998-10-03'],
+    ['1998-00-03', '1998-01-03'],
+    ['1998-05-00', '1998-05-20'],
+    ['0205-03-04', '2005-03-04'],
+  ])('finds one slip between %j (impossible) and %j', (a, b) => {
+    expect(compareDobs(dob(a), dob(b))).toMatchObject({ level: 'slip', weight: DOB_WEIGHTS.slip });
+    expect(compareDobs(dob(b), dob(a))).toMatchObject({ level: 'slip', weight: DOB_WEIGHTS.slip });
+  });
+
+  it('takes an impossible date that is no slip of the other as neither for nor against', () => {
+    expect(compareDobs(dob('0998-09-05'), dob('1997-09-06'))).toMatchObject({ level: 'impossible', weight: 0 });
+    expect(compareDobs(dob('1998-00-03'), dob('1987-11-03'))).toMatchObject({ level: 'impossible', weight: 0 });
+  });
+
+  it('counts the same mistyped date twice (a part out of range, one slip of a real date) as the same date', () => {
+    expect(compareDobs(dob('1941-23-03'), dob('1941-23-03'))).toMatchObject({
+      level: 'exact',
+      weight: DOB_WEIGHTS.exact,
+    });
+    expect(compareDobs(dob('0998-09-05'), dob('0998-09-05'))).toMatchObject({ level: 'exact' });
+  });
+
+  it('takes two different impossible dates, or the same junk twice, as nothing', () => {
+    expect(compareDobs(dob('1941-23-03'), dob('1941-03-32'))).toMatchObject({ level: 'impossible', weight: 0 });
+    expect(compareDobs(dob('1941-23-03'), dob('1941-23-04'))).toMatchObject({ level: 'impossible', weight: 0 });
+    // Month and day both wrong: no slip of any real date, so no copy of one either.
+    expect(compareDobs(dob('1975-13-42'), dob('1975-13-42'))).toMatchObject({ level: 'impossible', weight: 0 });
+    // Every part in range, only past the end of its month: as likely a system's invalid value.
+    expect(compareDobs(dob('2024-02-30'), dob('2024-02-30'))).toMatchObject({ level: 'impossible', weight: 0 });
   });
 });

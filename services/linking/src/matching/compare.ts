@@ -4,7 +4,7 @@
  */
 import { doubleMetaphone } from 'double-metaphone';
 import { distance } from 'fastest-levenshtein';
-import type { NameRole, PreparedDate, PreparedName } from './normalize.ts';
+import { isMistypedDate, type NameRole, type PreparedDate, type PreparedName } from './normalize.ts';
 import {
   AMOUNT_WEIGHTS,
   CROSS_ROLE_PENALTY,
@@ -452,11 +452,16 @@ export interface DobComparison {
  * Two dates of birth: the same, one slip apart (also when one of them is impossible as written:
  * compared on its digits), near, two of three parts the same, or different. An impossible date
  * that is no slip of the other is no evidence against it (it is known to be wrong as typed), and
- * two impossible dates are no evidence at all.
+ * two impossible dates are no evidence at all, unless they are the same mistyped date (1941-23-03
+ * twice: one copy of a typo; see isMistypedDate): those count as the same date.
  */
 export function compareDobs(a: PreparedDate, b: PreparedDate): DobComparison {
-  // Two impossible dates tell nothing (junk typed the same way is still junk).
-  if (a.impossible && b.impossible) return { level: 'impossible', weight: DOB_WEIGHTS.impossible };
+  if (a.impossible && b.impossible) {
+    // The same mistyped date twice is one copy of it, as telling as the same date; other junk
+    // typed the same way (9999-99-99, month and day both wrong, February 30) is still junk.
+    if (a.digits === b.digits && isMistypedDate(a)) return { level: 'exact', weight: DOB_WEIGHTS.exact };
+    return { level: 'impossible', weight: DOB_WEIGHTS.impossible };
+  }
   if (a.digits === b.digits) return { level: 'exact', weight: DOB_WEIGHTS.exact };
   const slip = dobSlip(a, b);
   if (slip) return { level: 'slip', slip, weight: DOB_WEIGHTS.slip };

@@ -5,6 +5,7 @@ import {
   isPlaceholderName,
   makeDate,
   parseDate,
+  parseDobDigits,
   prepareAmount,
   prepareName,
 } from './normalize.ts';
@@ -95,6 +96,42 @@ describe('parseDate', () => {
 
   it('counts days for differences', () => {
     expect(parseDate('2024-03-01')!.days - parseDate('2024-02-28')!.days).toBe(2);
+  });
+});
+
+describe('parseDobDigits', () => {
+  it('reads a real date as parseDate does', () => {
+    expect(parseDobDigits('1998-09-05')).toEqual(parseDate('1998-09-05'));
+  });
+
+  it.each([
+    ['1975-13-42', '19751342'], // month 13, day 42
+    ['9185-06-15', '91850615'], // year's digits swapped (1985)
+    ['0998-09-05', '09980905'], // year's first digit mistyped (1998): its 0 kept
+    ['0205-03-04', '02050304'], // year's digits swapped (2005)
+    ['2999-01-01', '29990101'], // year after MAX_YEAR, one digit from 1999
+    ['1998-00-03', '19980003'], // month 00 (10, 01–09)
+    ['1998-05-00', '19980500'], // day 00
+    ['19660091', '19660091'], // month and day digits swapped across (1966-09-01)
+  ])('keeps %j, impossible as written, digits as typed', (text, digits) => {
+    expect(parseDobDigits(text)).toMatchObject({ digits, impossible: true });
+    expect(parseDobDigits(text)!.days).toBeNaN();
+  });
+
+  it.each([
+    '',
+    'unknown',
+    '1900-01-01', // placeholders
+    '0001-01-01',
+    '9999-12-31',
+    '0000-00-00', // one slip of no real date
+    '1998-00-00',
+    '9999-99-99',
+    '0123-45-67',
+    '1900-00-01', // one slip of a placeholder (1900-01-01)
+    '0000-01-01', // one slip of 2000-01-01
+  ])('%j is still no date of birth', (text) => {
+    expect(parseDobDigits(text)).toBeUndefined();
   });
 });
 

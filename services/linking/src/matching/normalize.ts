@@ -222,12 +222,14 @@ export interface PreparedDate {
 
 /** Dates that systems and clerks enter when the real one is unknown: never evidence. */
 export const PLACEHOLDER_DATES: ReadonlySet<string> = new Set([
+  '00010101',
   '18000101',
   '19000101',
   '19010101',
   '18991231',
   '19700101',
   '20000101',
+  '99991231',
 ]);
 
 /**
@@ -290,11 +292,58 @@ function dateParts(value: string | null | undefined, order: DayMonthOrder): [num
   return parts ? [Number(parts[0]), Number(parts[1]), Number(parts[2])] : undefined;
 }
 
+/** YYYYMMDD of a year, month and day as typed (a year of 0998 keeps its 0, month 0 is 00). */
+const typedDigits = (year: number, month: number, day: number) =>
+  `${String(year).padStart(4, '0')}${String(month).padStart(2, '0')}${String(day).padStart(2, '0')}`;
+
+/** The dates one slip away from YYYYMMDD digits: one digit changed, or two neighbouring digits swapped. */
+function* slipsOf(digits: string): Generator<string> {
+  for (let i = 0; i < 8; i++) {
+    for (let d = 0; d <= 9; d++) {
+      const c = String(d);
+      if (c !== digits[i]) yield digits.slice(0, i) + c + digits.slice(i + 1);
+    }
+  }
+  for (let i = 0; i < 7; i++) {
+    if (digits[i] !== digits[i + 1]) yield digits.slice(0, i) + digits[i + 1] + digits[i] + digits.slice(i + 2);
+  }
+}
+
+/**
+ * Whether digits that are no date could be one slip of a date of birth: one digit changed or two
+ * neighbours swapped gives a real date (as parseDate reads it), and none of those slips is a
+ * placeholder (1900-00-01 is 1900-01-01 mistyped, so no evidence; 0000-00-00 is one slip of nothing).
+ */
+function isSlipOfRealDate(digits: string): boolean {
+  let real = false;
+  for (const slip of slipsOf(digits)) {
+    if (PLACEHOLDER_DATES.has(slip)) return false;
+    if (!real)
+      real = makeDate(Number(slip.slice(0, 4)), Number(slip.slice(4, 6)), Number(slip.slice(6, 8))) !== undefined;
+  }
+  return real;
+}
+
+/**
+ * Whether a date of birth impossible as written reads as a mistyped real one: a part is out of its
+ * range (month 00 or 23, day 00 or 42, year 0998 or 9185) and the digits are one slip of a real
+ * date. A day past the end of its month (February 30) has every part in range: as likely an invalid
+ * value some system wrote as a mistype, so it does not count.
+ */
+export function isMistypedDate(date: PreparedDate): boolean {
+  const { year, month, day } = date;
+  const outOfRange = year < MIN_YEAR || year > MAX_YEAR || month < 1 || month > 12 || day < 1 || day > 31;
+  return outOfRange && isSlipOfRealDate(date.digits);
+}
+
 /**
  * A date of birth as parseDate reads it, or, when it is written as a date but cannot be one (month
  * 13, day 42, February 30, year 9185), its digits as typed, marked `impossible`: most such dates
  * are the true date with a digit mistyped or two swapped, so they are compared digit by digit
- * rather than thrown away. Placeholders and text that is no date stay undefined.
+ * rather than thrown away. A month or day of 00 and a year outside MIN_YEAR..MAX_YEAR (0998, 2999)
+ * are kept so only when the digits are one slip of a real date (0998-09-05, 1998-00-03; not
+ * 0000-00-00, 1998-00-00 nor 1900-00-01, a placeholder mistyped). Placeholders and text that is no
+ * date stay undefined.
  */
 export function parseDobDigits(
   value: string | null | undefined,
@@ -305,9 +354,10 @@ export function parseDobDigits(
   const parts = dateParts(value, order);
   if (!parts) return undefined;
   const [year, month, day] = parts;
-  if (month < 1 || day < 1) return undefined;
-  const digits = `${year}${String(month).padStart(2, '0')}${String(day).padStart(2, '0')}`;
+  const digits = typedDigits(year, month, day);
   if (digits.length !== 8 || PLACEHOLDER_DATES.has(digits)) return undefined;
+  const plainParts = year >= MIN_YEAR && year <= MAX_YEAR && month >= 1 && day >= 1;
+  if (!plainParts && !isSlipOfRealDate(digits)) return undefined;
   return { year, month, day, digits, days: Number.NaN, impossible: true };
 }
 

@@ -61,8 +61,8 @@ describe('estimatePairsPrior', () => {
     for (let k = 0; k < 240; k++) {
       distinct.push(person(`d${k}`, words[k]!, words[240 + k]!, `19${50 + (k % 40)}-0${1 + (k % 9)}-1${k % 10}`));
     }
-    const onClusters = estimatePairsPrior(clusters, candidatePairs(clusters).pairs, undefined, undefined);
-    const onDistinct = estimatePairsPrior(distinct, candidatePairs(distinct).pairs, undefined, undefined);
+    const onClusters = estimatePairsPrior(clusters, candidatePairs(clusters).pairs, undefined, {});
+    const onDistinct = estimatePairsPrior(distinct, candidatePairs(distinct).pairs, undefined, {});
     // 60 people × 6 pairs each = 360 matches among 28,680 pairs.
     expect(onClusters.expectedMatches).toBeGreaterThan(340);
     expect(onClusters.expectedMatches).toBeLessThan(380);

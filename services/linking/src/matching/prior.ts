@@ -10,8 +10,7 @@
  * pairs (pairs blocking did not make are taken as non-matches), and set λ from it, until it stops
  * moving. Pure functions, no I/O.
  */
-import type { NameFrequencies } from './compare.ts';
-import { type PreparedRecord, pairWeight } from './scorer.ts';
+import { type PreparedRecord, pairWeight, type ScoreOptions } from './scorer.ts';
 
 export interface PriorEstimate {
   /** log2((1 − λ) / λ): ScoreOptions.priorBits. */
@@ -55,18 +54,18 @@ export function estimatePrior(weights: readonly number[], comparablePairs: numbe
 
 /**
  * estimatePrior for candidate pairs of prepared records: within `left` (pairs i < j), or between
- * `left` and `right`, scored with `frequencies` (as they will be scored).
+ * `left` and `right`, weighed with `options` (frequencies, weights: as they will be scored).
  */
 export function estimatePairsPrior(
   left: readonly PreparedRecord[],
   pairs: ReadonlyArray<readonly [number, number]>,
   right: readonly PreparedRecord[] | undefined,
-  frequencies: NameFrequencies | undefined,
+  options: Pick<ScoreOptions, 'frequencies' | 'weights'>,
 ): PriorEstimate {
   const other = right ?? left;
   const comparable = right ? left.length * right.length : (left.length * (left.length - 1)) / 2;
   return estimatePrior(
-    pairs.map(([i, j]) => pairWeight(left[i]!, other[j]!, { frequencies })),
+    pairs.map(([i, j]) => pairWeight(left[i]!, other[j]!, options)),
     comparable,
   );
 }

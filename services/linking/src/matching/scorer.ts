@@ -3,13 +3,15 @@
  * date and case amount, and returns a confidence (0–100, two decimals), the SPEC §3 matchCriteria
  * flags, and an explanation whose per-field contributions add up to the confidence exactly.
  *
- * Method: Fellegi–Sunter. Each field's comparison level has a weight log2(m/u) (weights.ts); a
- * missing or placeholder value weighs 0. The total weight W maps to
- *   confidence = 100 · (σ(W − P) − σ(−P)) / (1 − σ(−P)),  σ(x) = 1/(1+2^−x),  P = prior bits,
+ * Method: Fellegi–Sunter. Each field's comparison level has a weight log2(m/u) (weights.ts, or
+ * estimated from the data: em.ts); a missing or placeholder value weighs 0. The total weight W maps
+ * to
+ *   confidence = 100 · (σ(s(W − P) + o) − σ(o − sP)) / (1 − σ(o − sP)),  σ(x) = 1/(1+2^−x),
  * floored at 0: the posterior match probability for a prior of 1 in 2^P (PRIOR_BITS = 13 unless
- * the caller passes priorBits, e.g. priorBitsFor(size of the set searched)), rescaled so that
- * no evidence (W = 0) gives 0. Without any agreement of the names, W is capped below the
- * threshold (MAX_WEIGHT_WITHOUT_NAME). Incident date and amount only corroborate the person: when
+ * the caller passes priorBits: priorBitsFor(size of the set searched), or estimatePrior),
+ * calibrated on FEBRL 1–3 (weightToConfidence: CALIBRATION, EM_CALIBRATION), rescaled so that no
+ * evidence (W = 0) gives 0. Without any agreement of the names, W is capped well below
+ * the threshold (MAX_WEIGHT_WITHOUT_NAME, lower at a low prior). Incident date and amount only corroborate the person: when
  * the dates of birth disagree, their agreement weighs 0. Each field's contribution is its share of
  * the confidence in proportion to its weight (signed), rounded to hundredths so that the shares add
  * up exactly.
@@ -23,6 +25,7 @@ import {
   type NameComparison,
   type NameFrequencies,
 } from './compare.ts';
+import type { LevelWeights } from './em.ts';
 import {
   type DayMonthOrder,
   hasName,
@@ -34,7 +37,15 @@ import {
   prepareName,
   prepareNameParts,
 } from './normalize.ts';
-import { MAX_WEIGHT_WITHOUT_NAME, PRIOR_BITS } from './weights.ts';
+import {
+  CALIBRATION,
+  type Calibration,
+  CROSS_ROLE_PENALTY,
+  EM_CALIBRATION,
+  MAX_WEIGHT_WITHOUT_NAME,
+  NAME_WEIGHTS,
+  PRIOR_BITS,
+} from './weights.ts';
 
 /** The fields of a record the scorer reads. */
 export interface MatchInput {
@@ -95,10 +106,13 @@ export interface MatchResult {
 
 /**
  * The confidence from which a pair is a match. Chosen on FEBRL 1–3 (not on the evaluation pair,
- * FEBRL 4): the lowest multiple of 10 at which precision there is at least 0.995, both with and
- * without name-word frequencies (bin/linkage-tune.ts).
+ * FEBRL 4) once the confidence was calibrated (CALIBRATION, EM_CALIBRATION): the lowest multiple
+ * of 10 at which precision over their candidate pairs is at least 0.99 both with the fixed weights
+ * (the service's; 70 would do) and with weights estimated by EM (link-csv's; 80), each with the
+ * prior estimated from its file (bin/linkage-eval.ts prints both). Before the calibration it was
+ * 40 on the uncalibrated confidence: the service's links now need about 1.2 bits more evidence.
  */
-export const DEFAULT_THRESHOLD = 40;
+export const DEFAULT_THRESHOLD = 80;
 
 export interface PrepareOptions {
   /** Day/month order of slash dates (03/04/1980): 'dmy' (default) or 'mdy'. */
@@ -116,6 +130,11 @@ export interface ScoreOptions {
    * 50. For large sets use priorBitsFor(set size).
    */
   readonly priorBits?: number | undefined;
+  /**
+   * Name-word and date-of-birth level weights estimated from the data being linked (em.ts:
+   * estimateWeights), in place of the fixed ones. The word-frequency adjustment still applies.
+   */
+  readonly weights?: LevelWeights | undefined;
 }
 
 /** Normalizes a record's fields once (names folded, placeholders dropped, dates checked). */
@@ -142,11 +161,34 @@ export function prepareRecord(input: MatchInput, options: PrepareOptions = {}): 
 const pow2 = (x: number) => 2 ** x;
 const sigma = (x: number) => 1 / (1 + pow2(-x));
 
-/** The confidence (0–100, unrounded) for a total weight in bits, at a prior of 1 in 2^priorBits. */
-export function weightToConfidence(totalWeight: number, priorBits: number = PRIOR_BITS): number {
+/**
+ * The confidence (0–100, unrounded) for a total weight in bits, at a prior of 1 in 2^priorBits,
+ * calibrated (CALIBRATION for the fixed weights, EM_CALIBRATION for weights estimated by EM):
+ * 100 · (σ(s(W − P) + o) − σ(o − sP)) / (1 − σ(o − sP)), so that no evidence (W = 0) gives 0.
+ */
+export function weightToConfidence(
+  totalWeight: number,
+  priorBits: number = PRIOR_BITS,
+  calibration: Calibration = CALIBRATION,
+): number {
   if (!(totalWeight > 0)) return 0;
-  const base = sigma(-priorBits);
-  return (100 * (sigma(totalWeight - priorBits) - base)) / (1 - base);
+  const { slope, offset } = calibration;
+  const base = sigma(offset - slope * priorBits);
+  return (100 * (sigma(slope * (totalWeight - priorBits) + offset) - base)) / (1 - base);
+}
+
+/** The calibration of the weights in use: EM_CALIBRATION for estimated weights, else CALIBRATION. */
+const calibrationOf = (options: ScoreOptions): Calibration => (options.weights ? EM_CALIBRATION : CALIBRATION);
+
+/**
+ * The most a pair whose names do not agree may weigh: MAX_WEIGHT_WITHOUT_NAME, and never so much
+ * that its confidence reaches 20% at the prior in use (a prior estimated from a file of many
+ * duplicates can be as low as 9 bits, where 9 bits alone would be about 50%).
+ */
+function weightWithoutName(options: ScoreOptions): number {
+  const priorBits = options.priorBits ?? PRIOR_BITS;
+  const { slope, offset } = calibrationOf(options);
+  return Math.min(MAX_WEIGHT_WITHOUT_NAME, priorBits + (-2 - offset) / slope);
 }
 
 /**
@@ -167,10 +209,26 @@ interface FieldScore {
   agrees?: boolean;
 }
 
+/**
+ * A name comparison's weight with estimated level weights: each aligned pair at its level's
+ * estimated weight (less the cross-part penalty, plus its word-frequency adjustment, which the
+ * comparison's own pair weight holds on top of the fixed level weight), each disagreeing position
+ * at the estimated conflict weight.
+ */
+function reweighted(c: NameComparison, weights: LevelWeights): number {
+  let total = c.conflicts * weights.name.conflict;
+  for (const p of c.pairs) {
+    const fixed = NAME_WEIGHTS[p.level] - (p.crossRole ? CROSS_ROLE_PENALTY : 0);
+    total += p.weight - fixed + weights.name[p.level] - (p.crossRole ? CROSS_ROLE_PENALTY : 0);
+  }
+  return total;
+}
+
 function nameScore(
   a: PreparedName,
   b: PreparedName,
   frequencies: NameFrequencies | undefined,
+  weights?: LevelWeights,
 ): { score: FieldScore; comparison?: NameComparison } {
   if (!hasName(a) || !hasName(b)) {
     return { score: { field: 'suspectName', status: 'missing', weight: 0, detail: missingDetail(hasName(a)) } };
@@ -181,17 +239,18 @@ function nameScore(
     const detail = 'the names have no part in common to compare';
     return { score: { field: 'suspectName', status: 'missing', weight: 0, detail } };
   }
+  const weight = weights ? reweighted(c, weights) : c.weight;
   const allExact = c.conflicts === 0 && c.pairs.length > 0 && c.pairs.every((p) => p.level === 'exact');
   const sameWords =
     allExact && c.slots === a.tokens.length + a.initials.length && c.slots === b.tokens.length + b.initials.length;
-  const status: FieldStatus = sameWords || (allExact && c.slots >= 2) ? 'match' : c.weight > 0 ? 'partial' : 'mismatch';
+  const status: FieldStatus = sameWords || (allExact && c.slots >= 2) ? 'match' : weight > 0 ? 'partial' : 'mismatch';
   const parts = c.pairs.map((p) => {
     const text = p.level === 'exact' ? p.a : `${p.a} ~ ${p.b} (${p.level})`;
     return p.crossRole ? `${text} (given name against surname)` : text;
   });
   if (c.conflicts > 0) parts.push(`${c.conflicts} word${c.conflicts > 1 ? 's' : ''} disagree`);
-  const agrees = namesAgree(c);
-  return { score: { field: 'suspectName', status, weight: c.weight, detail: parts.join('; '), agrees }, comparison: c };
+  const agrees = namesAgree(c, weight);
+  return { score: { field: 'suspectName', status, weight, detail: parts.join('; '), agrees }, comparison: c };
 }
 
 /** Levels at which one aligned word is, on its own, real agreement of two names. */
@@ -204,8 +263,8 @@ const STRONG_LEVELS: ReadonlySet<string> = new Set(['exact', 'typo']);
  * disagreeing one (Michael Smith / Jonathon Smithers) is not enough. (A given name alone against
  * a surname alone is no disagreement: see compareNames.)
  */
-function namesAgree(c: NameComparison): boolean {
-  if (!(c.weight > 0)) return false;
+function namesAgree(c: NameComparison, weight: number): boolean {
+  if (!(weight > 0)) return false;
   return c.conflicts === 0 || c.pairs.some((p) => STRONG_LEVELS.has(p.level));
 }
 
@@ -215,9 +274,10 @@ function missingDetail(leftPresent: boolean): string {
 
 const daysApart = (days: number) => `${days} day${days === 1 ? '' : 's'} apart`;
 
-function dobScore(a: PreparedDate | undefined, b: PreparedDate | undefined): FieldScore {
+function dobScore(a: PreparedDate | undefined, b: PreparedDate | undefined, weights?: LevelWeights): FieldScore {
   if (!a || !b) return { field: 'suspectDob', status: 'missing', weight: 0, detail: missingDetail(Boolean(a)) };
-  const c: DobComparison = compareDobs(a, b);
+  const compared = compareDobs(a, b);
+  const c: DobComparison = weights ? { ...compared, weight: weights.dob[compared.level] } : compared;
   if (c.level === 'exact') return { field: 'suspectDob', status: 'match', weight: c.weight, detail: 'same date' };
   if (c.level === 'slip') return { field: 'suspectDob', status: 'partial', weight: c.weight, detail: c.slip };
   if (c.level === 'near') {
@@ -279,18 +339,19 @@ const round2 = (x: number) => Math.round(x * 100) / 100;
  * capped at MAX_WEIGHT_WITHOUT_NAME unless the names agree at least in part.
  */
 export function pairWeight(a: PreparedRecord, b: PreparedRecord, options: ScoreOptions = {}): number {
-  return totalWeight(fieldScores(a, b, options));
+  return totalWeight(fieldScores(a, b, options), options);
 }
 
-function totalWeight(scores: readonly FieldScore[]): number {
+function totalWeight(scores: readonly FieldScore[], options: ScoreOptions): number {
   const sum = scores.reduce((s, f) => s + f.weight, 0);
-  return scores[0]!.agrees ? sum : Math.min(sum, MAX_WEIGHT_WITHOUT_NAME);
+  return scores[0]!.agrees ? sum : Math.min(sum, weightWithoutName(options));
 }
 
 function fieldScores(a: PreparedRecord, b: PreparedRecord, options: ScoreOptions): FieldScore[] {
-  const dob = dobScore(a.dob, b.dob);
+  const dob = dobScore(a.dob, b.dob, options.weights);
   const caseFields = [incidentScore(a.incidentDate, b.incidentDate), amountScore(a.caseAmount, b.caseAmount)];
-  return [nameScore(a.name, b.name, options.frequencies).score, dob, ...caseFields.map((f) => corroborating(f, dob))];
+  const name = nameScore(a.name, b.name, options.frequencies, options.weights).score;
+  return [name, dob, ...caseFields.map((f) => corroborating(f, dob))];
 }
 
 /**
@@ -341,7 +402,9 @@ const UNCERTAIN_MAX_HUNDREDTHS = 9999;
 export function scorePrepared(a: PreparedRecord, b: PreparedRecord, options: ScoreOptions = {}): MatchResult {
   const scores = fieldScores(a, b, options);
   const excluded = exclusion(a, b);
-  const rounded = excluded ? 0 : Math.round(weightToConfidence(totalWeight(scores), options.priorBits) * 100);
+  const rounded = excluded
+    ? 0
+    : Math.round(weightToConfidence(totalWeight(scores, options), options.priorBits, calibrationOf(options)) * 100);
   // 100 only for exact agreement: rounding must not make a near-certain pair look certain.
   const hundredths = rounded > UNCERTAIN_MAX_HUNDREDTHS && !agreesExactly(a, b) ? UNCERTAIN_MAX_HUNDREDTHS : rounded;
   const shares = apportion(

@@ -96,6 +96,28 @@ export const PHONETIC_MIN_JW = 0.75;
  */
 export const PRIOR_BITS = 13;
 
+/** A calibration of log-odds x (bits) before they become a confidence: σ(slope · x + offset). */
+export interface Calibration {
+  readonly slope: number;
+  readonly offset: number;
+}
+
+/**
+ * The calibration of the fixed weights: Platt scaling fitted on FEBRL 1–3's candidate pairs, each
+ * scored as the service scores (fixed weights, name-word frequencies) with the prior estimated from
+ * its file: slope 0.997, offset 1.39 when chosen (bin/linkage-tune.ts prints today's fit: slope
+ * 0.964, offset 1.59, the pairs without agreeing names now capped lower). The weights understate
+ * the odds of a match by about 2^1.4: pairs shown at 20–30% were 68% true before it.
+ */
+export const CALIBRATION: Calibration = { slope: 1, offset: 1.4 };
+
+/**
+ * The calibration of weights estimated by EM (em.ts), fitted the same way on FEBRL 1–3 with the
+ * weights EM estimates from each file (slope 0.935, offset 1.79 when chosen; linkage-tune prints
+ * today's: 0.910, 1.79). Its middle bands stay over-confident (40–50%: 24% true on FEBRL 1–3).
+ */
+export const EM_CALIBRATION: Calibration = { slope: 0.94, offset: 1.8 };
+
 /**
  * Word-frequency adjustment (used when the caller supplies name-word frequencies): an exact or
  * typo agreement gains log2(REFERENCE_WORD_SHARE / share) bits, share being the more common of the

@@ -25,8 +25,9 @@ import { type LinkDoc, type LinkingStore, LinkTakenError, linkFromDoc } from '..
 import type { LinkRegistry } from '../domain/link-registry.ts';
 import { pairKeyOf } from '../domain/link-registry.ts';
 import { entryFor, type IndexEntry, type MatchIndex, type ScoredCandidate } from '../domain/match-index.ts';
+import type { MatchRate, MatchRateEstimate } from '../domain/match-rate.ts';
 import type { LinkRelay } from '../events/link-relay.ts';
-import { blockingKeys, type MatchResult, prepareRecord, priorBitsFor, scorePrepared } from '../matching/index.ts';
+import { blockingKeys, type MatchResult, prepareRecord, scorePrepared } from '../matching/index.ts';
 
 export const RECORD_NOT_FOUND = 'Record not found';
 export const LINKED_RECORD_NOT_FOUND = 'Linked record not found';
@@ -37,6 +38,8 @@ export const SAME_ORGANIZATION = 'Records of the same organization cannot be lin
 export interface LinkingDeps {
   store: LinkingStore;
   index: MatchIndex;
+  /** The index's match rate (the prior's r), re-estimated as the records change. */
+  matchRate: MatchRate;
   links: LinkRegistry;
   relay: LinkRelay;
   logger: Logger;
@@ -54,7 +57,7 @@ export interface LinkingDeps {
  * run's entries are written in one bulk write (those of records new to the index inserted
  * together) before the in-memory index and the links follow event by event, so a new record is
  * linked to those indexed before it, not to later ones of the run. Redelivered, a created event
- * links nothing twice (one link per pair).
+ * links nothing twice (one link per pair). Then the match rate is re-estimated if due.
  */
 export async function applyRecordEvents(deps: LinkingDeps, events: readonly RecordEvent[]): Promise<void> {
   const newest = new Map<string, IndexEntry>();
@@ -73,6 +76,32 @@ export async function applyRecordEvents(deps: LinkingDeps, events: readonly Reco
     const current = deps.index.get(event.record.id);
     if (current && !current.deleted) await autoLink(deps, current);
   }
+  refreshMatchRate(deps);
+}
+
+/** The match rate's fields for the log (no record data). */
+export function matchRateLog(estimate: MatchRateEstimate) {
+  return {
+    matchesPerRecord: Math.round(estimate.matchesPerRecord * 1000) / 1000,
+    estimated: estimate.estimated,
+    priorBits: Math.round(estimate.priorBits * 100) / 100,
+    sample: estimate.sample,
+    pairs: estimate.pairs,
+    ms: estimate.ms,
+  };
+}
+
+/**
+ * Re-estimates the index's match rate in the background when the records have changed enough
+ * (MatchRate.refresh); logs the new one. Events and requests go on meanwhile.
+ */
+export function refreshMatchRate(deps: LinkingDeps): void {
+  const refreshing = deps.matchRate.refresh();
+  if (!refreshing) return;
+  void refreshing.then(
+    (estimate) => deps.logger.info({ matchRate: matchRateLog(estimate) }, 'match rate estimated'),
+    (err: unknown) => deps.logger.error({ err }, 'match rate estimate failed'),
+  );
 }
 
 /** Links `entry` to every active record of another organization at or above the threshold. */
@@ -178,7 +207,7 @@ async function ownRecord(deps: LinkingDeps, user: UserIdentity, id: string): Pro
 function scoreAgainst(deps: LinkingDeps, a: IndexEntry, b: IndexEntry): MatchResult {
   return scorePrepared(a.prepared, b.prepared, {
     frequencies: deps.index.frequencies(),
-    priorBits: priorBitsFor(deps.index.activeCount(b.organization)),
+    priorBits: deps.index.priorBits(deps.index.activeCount(b.organization)),
   });
 }
 

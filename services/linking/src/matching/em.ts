@@ -1,0 +1,212 @@
+/**
+ * Weights estimated from the data being linked (as Splink does), instead of the fixed weights of
+ * weights.ts: for every name-word level and date-of-birth level, m (its share among matches) and
+ * u (among pairs of different people), weight = log2(m / u).
+ *
+ * - u from random pairs of the data: almost all of them are different people.
+ * - m by expectation–maximisation, one field at a time, on pairs chosen by the other field, so the
+ *   field estimated was not what chose them: name levels on the candidate pairs whose dates of birth
+ *   are the same, date-of-birth levels on the candidate pairs whose names agree word for word (same
+ *   words, or one typo). Within such a session the matches and non-matches are told apart by the
+ *   estimated field alone (u held fixed), and the share of matches is estimated with m.
+ *
+ * Name words are counted per aligned position, as the scorer adds them. Pure functions, no I/O.
+ */
+import { compareDobs, compareNames, type NameComparison } from './compare.ts';
+import { hasName } from './normalize.ts';
+import type { PreparedRecord } from './scorer.ts';
+import type { DobLevel, TokenLevel } from './weights.ts';
+
+export const TOKEN_LEVELS: readonly TokenLevel[] = [
+  'exact',
+  'typo',
+  'phonetic',
+  'similar',
+  'scrambled',
+  'initial',
+  'conflict',
+];
+export const DOB_LEVELS: readonly DobLevel[] = ['exact', 'slip', 'near', 'twoParts', 'impossible', 'mismatch'];
+
+/** Weights in bits per level, in place of NAME_WEIGHTS and DOB_WEIGHTS (ScoreOptions.weights). */
+export interface LevelWeights {
+  readonly name: Readonly<Record<TokenLevel, number>>;
+  readonly dob: Readonly<Record<DobLevel, number>>;
+}
+
+export interface WeightEstimate {
+  readonly weights: LevelWeights;
+  readonly m: { readonly name: Record<TokenLevel, number>; readonly dob: Record<DobLevel, number> };
+  readonly u: { readonly name: Record<TokenLevel, number>; readonly dob: Record<DobLevel, number> };
+  /** Pairs in each EM session, and the share of matches EM found among them. */
+  readonly sessions: {
+    readonly name: { readonly pairs: number; readonly matchShare: number; readonly iterations: number };
+    readonly dob: { readonly pairs: number; readonly matchShare: number; readonly iterations: number };
+  };
+  readonly randomPairs: number;
+}
+
+export interface EstimateOptions {
+  /** Random pairs drawn for u (default 200,000). */
+  readonly randomPairs?: number;
+  /** Seed of the draw (deterministic). */
+  readonly seed?: number;
+}
+
+/** Fewer pairs than this in a session give no estimate (the fixed weights are kept). */
+export const MIN_SESSION_PAIRS = 100;
+/** Pseudo-count added to each level's count, so a level never seen keeps a finite weight. */
+const PSEUDO_COUNT = 0.5;
+/** Weights stay within ±this many bits. */
+const MAX_BITS = 20;
+
+/** mulberry32: a small seeded PRNG, so the same data gives the same weights (and linkage-tune the same draws). */
+export function rng(seed: number): () => number {
+  let s = seed >>> 0;
+  return () => {
+    s = (s + 0x6d2b79f5) >>> 0;
+    let t = s;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+type Counts<K extends string> = Record<K, number>;
+const zeros = <K extends string>(keys: readonly K[]) => Object.fromEntries(keys.map((k) => [k, 0])) as Counts<K>;
+
+/** A name comparison as counts of its positions' levels. */
+function nameCounts(c: NameComparison): Counts<TokenLevel> {
+  const counts = zeros(TOKEN_LEVELS);
+  for (const p of c.pairs) counts[p.level]++;
+  counts.conflict += c.conflicts;
+  return counts;
+}
+
+function shares<K extends string>(keys: readonly K[], counts: Counts<K>): Counts<K> {
+  const total = keys.reduce((s, k) => s + counts[k] + PSEUDO_COUNT, 0);
+  return Object.fromEntries(keys.map((k) => [k, (counts[k] + PSEUDO_COUNT) / total])) as Counts<K>;
+}
+
+/**
+ * EM for m of one field with u fixed: each observation is a list of level counts (one level for a
+ * date of birth, one per word position for a name); returns m and the share of matches.
+ */
+function emSession<K extends string>(
+  keys: readonly K[],
+  observations: ReadonlyArray<Counts<K>>,
+  u: Counts<K>,
+  start: Counts<K>,
+): { m: Counts<K>; matchShare: number; iterations: number } {
+  let m = { ...start };
+  let lambda = 0.5;
+  let iterations = 0;
+  for (; iterations < 300; iterations++) {
+    const bits = Object.fromEntries(keys.map((k) => [k, Math.log2(m[k] / u[k])])) as Counts<K>;
+    const prior = Math.log2(lambda / (1 - lambda));
+    const expected = zeros(keys);
+    let sum = 0;
+    for (const counts of observations) {
+      let w = prior;
+      for (const k of keys) if (counts[k]) w += counts[k] * bits[k];
+      const g = 1 / (1 + 2 ** -w);
+      sum += g;
+      for (const k of keys) if (counts[k]) expected[k] += g * counts[k];
+    }
+    const next = shares(keys, expected);
+    const nextLambda = Math.min(1 - 1e-6, Math.max(1e-6, sum / observations.length));
+    let moved = Math.abs(nextLambda - lambda);
+    for (const k of keys) moved = Math.max(moved, Math.abs(next[k] - m[k]));
+    m = next;
+    lambda = nextLambda;
+    if (moved < 1e-7) {
+      iterations++;
+      break;
+    }
+  }
+  return { m, matchShare: lambda, iterations };
+}
+
+const clampBits = (x: number) => Math.max(-MAX_BITS, Math.min(MAX_BITS, x));
+
+/** Starting m: the shape of the fixed weights (matches mostly agree). */
+const START_NAME = shares(TOKEN_LEVELS, {
+  exact: 700,
+  typo: 60,
+  phonetic: 10,
+  similar: 20,
+  scrambled: 5,
+  initial: 5,
+  conflict: 100,
+});
+const START_DOB = shares(DOB_LEVELS, { exact: 700, slip: 150, near: 10, twoParts: 40, impossible: 10, mismatch: 90 });
+
+/**
+ * Estimates level weights from records and their candidate pairs (within `left`, or between `left`
+ * and `right`). Undefined when either session has fewer than MIN_SESSION_PAIRS pairs, or the fit
+ * is degenerate (agreement weighing less than disagreement): keep the fixed weights then.
+ */
+export function estimateWeights(
+  left: readonly PreparedRecord[],
+  pairs: ReadonlyArray<readonly [number, number]>,
+  right?: readonly PreparedRecord[],
+  options: EstimateOptions = {},
+): WeightEstimate | undefined {
+  const other = right ?? left;
+  // u: random pairs of the data.
+  const random = rng(options.seed ?? 20261124);
+  const draws = options.randomPairs ?? 200_000;
+  const uName = zeros(TOKEN_LEVELS);
+  const uDob = zeros(DOB_LEVELS);
+  let drawn = 0;
+  for (let k = 0; k < draws && left.length > 0 && other.length > 1; k++) {
+    const a = left[Math.floor(random() * left.length)]!;
+    const b = other[Math.floor(random() * other.length)]!;
+    if (a === b) continue;
+    drawn++;
+    if (hasName(a.name) && hasName(b.name)) {
+      const counts = nameCounts(compareNames(a.name, b.name));
+      for (const level of TOKEN_LEVELS) uName[level] += counts[level];
+    }
+    if (a.dob && b.dob) uDob[compareDobs(a.dob, b.dob).level]++;
+  }
+  const u = { name: shares(TOKEN_LEVELS, uName), dob: shares(DOB_LEVELS, uDob) };
+  // The two sessions: names where the dates of birth are the same; dates where the names agree.
+  const nameObs: Array<Counts<TokenLevel>> = [];
+  const dobObs: Array<Counts<DobLevel>> = [];
+  for (const [i, j] of pairs) {
+    const a = left[i]!;
+    const b = other[j]!;
+    if (!hasName(a.name) || !hasName(b.name)) continue;
+    const c = compareNames(a.name, b.name);
+    const dob = a.dob && b.dob ? compareDobs(a.dob, b.dob).level : undefined;
+    if (dob === 'exact') nameObs.push(nameCounts(c));
+    const agree =
+      c.conflicts === 0 && c.pairs.length >= 2 && c.pairs.every((p) => p.level === 'exact' || p.level === 'typo');
+    if (agree && dob) {
+      const counts = zeros(DOB_LEVELS);
+      counts[dob] = 1;
+      dobObs.push(counts);
+    }
+  }
+  if (nameObs.length < MIN_SESSION_PAIRS || dobObs.length < MIN_SESSION_PAIRS) return undefined;
+  const names = emSession(TOKEN_LEVELS, nameObs, u.name, START_NAME);
+  const dobs = emSession(DOB_LEVELS, dobObs, u.dob, START_DOB);
+  const weights: LevelWeights = {
+    name: Object.fromEntries(
+      TOKEN_LEVELS.map((k) => [k, clampBits(Math.log2(names.m[k] / u.name[k]))]),
+    ) as Counts<TokenLevel>,
+    dob: Object.fromEntries(DOB_LEVELS.map((k) => [k, clampBits(Math.log2(dobs.m[k] / u.dob[k]))])) as Counts<DobLevel>,
+  };
+  if (!(weights.name.exact > weights.name.conflict) || !(weights.dob.exact > weights.dob.mismatch)) return undefined;
+  return {
+    weights,
+    m: { name: names.m, dob: dobs.m },
+    u,
+    sessions: {
+      name: { pairs: nameObs.length, matchShare: names.matchShare, iterations: names.iterations },
+      dob: { pairs: dobObs.length, matchShare: dobs.matchShare, iterations: dobs.iterations },
+    },
+    randomPairs: drawn,
+  };
+}
