@@ -11,14 +11,16 @@ import { candidatePairs } from '../matching/blocking.ts';
 import { type NameFrequencies, nameFrequencies } from '../matching/compare.ts';
 import { estimateWeights } from '../matching/em.ts';
 import { type DayMonthOrder, detectDayMonthOrder } from '../matching/normalize.ts';
-import { estimatePairsPrior } from '../matching/prior.ts';
+import { estimatePrior } from '../matching/prior.ts';
 import {
+  cappedWeight,
+  confidenceOfWeight,
   DEFAULT_THRESHOLD,
   type MatchInput,
   type PreparedRecord,
+  pairWeightParts,
   prepareRecord,
   type ScoreOptions,
-  scorePrepared,
 } from '../matching/scorer.ts';
 import { clusterRecords } from './cluster.ts';
 
@@ -282,25 +284,28 @@ function link(argv: readonly string[], stdout: Output, stderr: Output): number {
     ? undefined
     : nameFrequencies([...left, ...(right ?? [])].map((r) => r.name));
   const { pairs, skippedKeys } = candidatePairs(left, right);
-  // The prior from the files' own match rate (EM over the candidate pairs' weights), not from
-  // their size: a file of clusters has many matches per record, a clean one almost none.
   // Weights estimated from the input by EM (unless --fixed-weights, or too few pairs to estimate
   // them), and the prior from its own match rate: a file of clusters has many matches per record,
-  // a clean one almost none.
+  // a clean one almost none. Each pair is weighed once, for the prior and for its confidence.
   const estimate = values['fixed-weights'] ? undefined : estimateWeights(left, pairs, right);
   const weights = estimate?.weights;
-  const { priorBits } = estimatePairsPrior(left, pairs, right, { frequencies, weights });
-  const options: ScoreOptions = { frequencies, priorBits, weights };
   const other = right ?? left;
+  const parts = pairs.map(([i, j]) => pairWeightParts(left[i]!, other[j]!, { frequencies, weights }));
+  const comparable = right ? left.length * right.length : (left.length * (left.length - 1)) / 2;
+  const { priorBits } = estimatePrior(
+    Float64Array.from(parts, (p) => cappedWeight(p, { frequencies, weights })),
+    comparable,
+  );
+  const options: ScoreOptions = { frequencies, priorBits, weights };
   // Pairwise: every pair at or above --min. Clusters: the pairs at or above --threshold, with the
   // right file's records numbered after the left's.
   const lowest = cluster ? threshold : min;
   const offset = right ? left.length : 0;
   const results: Array<{ i: number; j: number; confidence: number }> = [];
-  for (const [i, j] of pairs) {
-    const { confidence } = scorePrepared(left[i]!, other[j]!, options);
+  pairs.forEach(([i, j], k) => {
+    const confidence = confidenceOfWeight(left[i]!, other[j]!, cappedWeight(parts[k]!, options), options);
     if (confidence >= lowest) results.push({ i, j, confidence });
-  }
+  });
   results.sort((x, y) => y.confidence - x.confidence || x.i - y.i || x.j - y.j);
   const groups = cluster
     ? clusterRecords(

@@ -30,7 +30,7 @@ export const MIN_ESTIMATED_PRIOR_BITS = 1;
  * and the number of pairs that could be compared at all (N(N−1)/2 within one file, N·M between
  * two).
  */
-export function estimatePrior(weights: readonly number[], comparablePairs: number): PriorEstimate {
+export function estimatePrior(weights: ArrayLike<number>, comparablePairs: number): PriorEstimate {
   const total = Math.max(1, comparablePairs);
   const ceiling = Math.max(MIN_ESTIMATED_PRIOR_BITS, Math.log2(total));
   let priorBits = ceiling;
@@ -38,7 +38,7 @@ export function estimatePrior(weights: readonly number[], comparablePairs: numbe
   let iterations = 0;
   for (; iterations < 200; iterations++) {
     expected = 0;
-    for (const w of weights) expected += 1 / (1 + 2 ** (priorBits - w));
+    for (let k = 0; k < weights.length; k++) expected += 1 / (1 + 2 ** (priorBits - weights[k]!));
     const share = Math.min(0.5, Math.max(expected, 1) / total);
     const next = Math.min(ceiling, Math.max(MIN_ESTIMATED_PRIOR_BITS, Math.log2((1 - share) / share)));
     const moved = Math.abs(next - priorBits);

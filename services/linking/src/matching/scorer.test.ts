@@ -2,10 +2,14 @@ import { describe, expect, it } from 'vitest';
 import { compareNames, nameFrequencies } from './compare.ts';
 import { prepareNameParts } from './normalize.ts';
 import {
+  cappedWeight,
+  confidenceOfWeight,
   contributionTotal,
   DEFAULT_THRESHOLD,
   type MatchInput,
   type MatchResult,
+  pairWeight,
+  pairWeightParts,
   prepareRecord,
   priorBitsFor,
   scorePair,
@@ -593,5 +597,28 @@ describe('scorePair: given name and surname apart (link-csv, FEBRL)', () => {
     // A full name in one field has no parts: word order is free and costs nothing.
     const full = scorePair(rec({ suspectName: 'John Smith', ...dob }), other({ suspectName: 'Smith John', ...dob }));
     expect(field(full, 'suspectName').weight).toBe(field(same, 'suspectName').weight);
+  });
+});
+
+describe('a pair weighed once (link-csv): pairWeightParts, cappedWeight, confidenceOfWeight', () => {
+  it('gives the confidence scorePrepared gives, names agreeing or not, at any prior', () => {
+    const people = [
+      rec({ suspectName: 'John Smith', suspectDob: '1975-06-14' }),
+      other({ suspectName: 'Jon Smith', suspectDob: '1975-06-14' }),
+      other({ suspectName: 'Mary Jones', suspectDob: '1975-06-14' }),
+      other({ suspectName: 'John Smith', suspectDob: '1975-06-14' }),
+      other({ suspectName: 'Smith', suspectDob: '1975-06-15' }),
+    ].map((r) => prepareRecord(r));
+    for (const priorBits of [8, 13, 20]) {
+      for (let k = 1; k < people.length; k++) {
+        const [a, b] = [people[0]!, people[k]!];
+        const provisional = cappedWeight(pairWeightParts(a, b), {});
+        const options = { priorBits };
+        const weight = cappedWeight(pairWeightParts(a, b, options), options);
+        expect(confidenceOfWeight(a, b, weight, options)).toBe(scorePrepared(a, b, options).confidence);
+        // Weighed without the prior (for its estimate), a pair whose names disagree is capped at 13 bits' cap.
+        expect(provisional).toBe(pairWeight(a, b));
+      }
+    }
   });
 });

@@ -342,9 +342,29 @@ export function pairWeight(a: PreparedRecord, b: PreparedRecord, options: ScoreO
   return totalWeight(fieldScores(a, b, options), options);
 }
 
+/**
+ * A pair's weight before the cap (pairWeight = cappedWeight(pairWeightParts(a, b, options),
+ * options)): the sum of the field weights and whether the names agree enough to carry a link. The
+ * cap depends on the prior, so link-csv weighs each pair once and caps it for the prior's estimate
+ * and again, at the estimated prior, for its confidence.
+ */
+export function pairWeightParts(
+  a: PreparedRecord,
+  b: PreparedRecord,
+  options: ScoreOptions = {},
+): { sum: number; namesAgree: boolean } {
+  const scores = fieldScores(a, b, options);
+  return { sum: scores.reduce((s, f) => s + f.weight, 0), namesAgree: scores[0]!.agrees === true };
+}
+
+/** The total weight of a pair from its parts: capped (weightWithoutName) unless the names agree. */
+export function cappedWeight(parts: { sum: number; namesAgree: boolean }, options: ScoreOptions = {}): number {
+  return parts.namesAgree ? parts.sum : Math.min(parts.sum, weightWithoutName(options));
+}
+
 function totalWeight(scores: readonly FieldScore[], options: ScoreOptions): number {
   const sum = scores.reduce((s, f) => s + f.weight, 0);
-  return scores[0]!.agrees ? sum : Math.min(sum, weightWithoutName(options));
+  return cappedWeight({ sum, namesAgree: scores[0]!.agrees === true }, options);
 }
 
 function fieldScores(a: PreparedRecord, b: PreparedRecord, options: ScoreOptions): FieldScore[] {
@@ -398,15 +418,28 @@ export function agreesExactly(a: PreparedRecord, b: PreparedRecord): boolean {
 /** The highest confidence, in hundredths, of a pair that does not agree exactly (99.99). */
 const UNCERTAIN_MAX_HUNDREDTHS = 9999;
 
+/** A pair's confidence in hundredths from its total weight (pairWeight), as scorePrepared gives it. */
+function confidenceHundredths(a: PreparedRecord, b: PreparedRecord, weight: number, options: ScoreOptions): number {
+  if (exclusion(a, b)) return 0;
+  const rounded = Math.round(weightToConfidence(weight, options.priorBits, calibrationOf(options)) * 100);
+  // 100 only for exact agreement: rounding must not make a near-certain pair look certain.
+  return rounded > UNCERTAIN_MAX_HUNDREDTHS && !agreesExactly(a, b) ? UNCERTAIN_MAX_HUNDREDTHS : rounded;
+}
+
+/**
+ * The confidence scorePrepared(a, b, options) gives, from the pair's pairWeight(a, b, options)
+ * already at hand (without its explanation): link-csv weighs every pair once, for the prior and
+ * for the output.
+ */
+export function confidenceOfWeight(a: PreparedRecord, b: PreparedRecord, weight: number, options: ScoreOptions = {}) {
+  return confidenceHundredths(a, b, weight, options) / 100;
+}
+
 /** Scores two prepared records. */
 export function scorePrepared(a: PreparedRecord, b: PreparedRecord, options: ScoreOptions = {}): MatchResult {
   const scores = fieldScores(a, b, options);
   const excluded = exclusion(a, b);
-  const rounded = excluded
-    ? 0
-    : Math.round(weightToConfidence(totalWeight(scores, options), options.priorBits, calibrationOf(options)) * 100);
-  // 100 only for exact agreement: rounding must not make a near-certain pair look certain.
-  const hundredths = rounded > UNCERTAIN_MAX_HUNDREDTHS && !agreesExactly(a, b) ? UNCERTAIN_MAX_HUNDREDTHS : rounded;
+  const hundredths = confidenceHundredths(a, b, totalWeight(scores, options), options);
   const shares = apportion(
     hundredths,
     scores.map((f) => f.weight),
