@@ -39,8 +39,31 @@ describe('blockingKeys', () => {
     ['a year slip', { suspectDob: '1985-06-15' }],
     ['a digit slip', { suspectDob: '1934-06-15' }],
     ['an entirely different name, the same date', { suspectName: 'Tom Lee' }],
+    // One-word names: the word's code with the date of birth less one of its parts (ym, yd, md).
+    ['the surname alone and a day slip', { suspectName: 'Wilkinson', suspectDob: '1984-06-16' }],
+    ['the surname alone and a digit slip in the year', { suspectName: 'Wilkinson', suspectDob: '1934-06-15' }],
+    ['the given name alone and a month slip', { suspectName: 'Catherine', suspectDob: '1984-07-15' }],
+    [
+      'the given name alone in its own field and a year slip',
+      { suspectName: null, givenName: 'Catherine', suspectDob: '1985-06-15' },
+    ],
   ])('true pairs with %s share a key', (_label, change) => {
     expect(shareKey(base, { ...base, id: 'b', ...change })).toBe(true);
+  });
+
+  it('keeps one-word names of other people with other dates apart', () => {
+    expect(
+      shareKey(
+        { id: 'a', suspectName: 'Wilkinson', suspectDob: '1984-06-15' },
+        { id: 'b', suspectName: 'Wilkinson', suspectDob: '1991-02-03' },
+      ),
+    ).toBe(false);
+    expect(
+      shareKey(
+        { id: 'a', suspectName: 'Catherine', suspectDob: '1984-06-15' },
+        { id: 'b', suspectName: 'Tom', suspectDob: '1984-07-16' },
+      ),
+    ).toBe(false);
   });
 
   it('finds day and month swapped', () => {
