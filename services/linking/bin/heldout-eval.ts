@@ -10,7 +10,6 @@
  * two records, the N (default 10) worst false links (highest confidence) and misses (lowest).
  */
 
-import { linkCsvOptions } from '../src/eval/febrl.ts';
 import {
   baselineRule,
   dedupeHeldout,
@@ -20,7 +19,7 @@ import {
   type HeldoutRecord,
 } from '../src/eval/heldout.ts';
 import { bestF1, bestRecallAtPrecision, qualityAt, type ScoredPair } from '../src/eval/metrics.ts';
-import { DEFAULT_THRESHOLD, prepareRecord, scorePrepared } from '../src/matching/scorer.ts';
+import { DEFAULT_THRESHOLD, scorePrepared } from '../src/matching/scorer.ts';
 
 function option(name: string): string | undefined {
   const at = process.argv.indexOf(name);
@@ -136,8 +135,7 @@ interface Example {
 }
 
 function examplesOf(kind: HeldoutKind, raw: readonly HeldoutRecord[], run: ReturnType<typeof dedupeHeldout>): string[] {
-  const prepared = raw.map((r) => prepareRecord(r));
-  const options = linkCsvOptions(prepared, run.pairs);
+  const { prepared, scoreOptions: options } = run;
   const byPair = new Map<string, number>();
   run.pairs.forEach(([i, j], k) => {
     byPair.set(`${i},${j}`, run.scored[k]!.confidence);

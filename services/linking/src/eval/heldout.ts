@@ -21,10 +21,19 @@
  * dedupeHeldout scores a set as dedupeFebrl does a FEBRL file (link-csv without --right);
  * baselineRule is the plain rule to compare with.
  */
+
+import { Random as BaseRandom } from '@nrad/infra';
 import { type ScoredPair as ClusterPair, clusterRecords } from '../link-csv/cluster.ts';
 import { candidatePairs } from '../matching/blocking.ts';
 import { jaroWinkler } from '../matching/compare.ts';
-import { DEFAULT_THRESHOLD, type MatchInput, prepareRecord, scorePrepared } from '../matching/scorer.ts';
+import {
+  DEFAULT_THRESHOLD,
+  type MatchInput,
+  type PreparedRecord,
+  prepareRecord,
+  type ScoreOptions,
+  scorePrepared,
+} from '../matching/scorer.ts';
 import { linkCsvOptions } from './febrl.ts';
 import type { ScoredPair } from './metrics.ts';
 
@@ -133,29 +142,11 @@ function hash32(text: string): number {
   return h >>> 0;
 }
 
-/** mulberry32: a small, fast 32-bit PRNG; deterministic from its seed. */
-class Random {
-  private state: number;
-  constructor(seed: number) {
-    this.state = seed >>> 0;
-  }
-  /** Uniform in [0, 1). */
-  next(): number {
-    this.state = (this.state + 0x6d2b79f5) >>> 0;
-    let t = this.state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  }
+/** The project's seeded PRNG (infra's mulberry32) with the draws the generator needs besides. */
+class Random extends BaseRandom {
   /** Integer in [0, n). */
-  int(n: number): number {
+  below(n: number): number {
     return Math.floor(this.next() * n);
-  }
-  chance(p: number): boolean {
-    return this.next() < p;
-  }
-  pick<T>(list: readonly T[]): T {
-    return list[this.int(list.length)]!;
   }
   /** An index drawn with the given (unnormalized) weights. */
   weighted(weights: readonly number[]): number {
@@ -169,7 +160,7 @@ class Random {
   }
   shuffle<T>(list: T[]): T[] {
     for (let i = list.length - 1; i > 0; i--) {
-      const j = this.int(i + 1);
+      const j = this.below(i + 1);
       [list[i], list[j]] = [list[j]!, list[i]!];
     }
     return list;
@@ -257,7 +248,7 @@ class People {
     const start = Date.UTC(1920, 0, 1);
     const days = Math.round((Date.UTC(2005, 11, 31) - start) / 86_400_000);
     for (;;) {
-      const digits = new Date(start + this.random.int(days + 1) * 86_400_000).toISOString().slice(0, 10);
+      const digits = new Date(start + this.random.below(days + 1) * 86_400_000).toISOString().slice(0, 10);
       const dob = digits.replaceAll('-', '');
       // Dates systems use for "unknown" (1970-01-01, 2000-01-01) would read as missing: not drawn.
       if (dob !== '19700101' && dob !== '20000101') return dob;
@@ -302,10 +293,10 @@ function typo(random: Random, name: string): string {
   const swappable = word.slice(0, -1).flatMap((c, i) => (plain(c) !== plain(word[i + 1]!) ? [i] : []));
   if (op === 'delete' && word.length < 3) op = 'substitute';
   if (op === 'transpose' && swappable.length === 0) op = 'substitute';
-  if (op === 'insert') word.splice(random.int(word.length + 1), 0, letter());
-  else if (op === 'delete') word.splice(random.int(word.length), 1);
+  if (op === 'insert') word.splice(random.below(word.length + 1), 0, letter());
+  else if (op === 'delete') word.splice(random.below(word.length), 1);
   else if (op === 'substitute') {
-    const at = random.int(word.length);
+    const at = random.below(word.length);
     word[at] = letter(plain(word[at]!));
   } else {
     const at = random.pick(swappable);
@@ -331,9 +322,9 @@ function corruptDob(random: Random, dob: string): string {
   const d = Array.from(dob);
   if (kind === 'dayMonth' && dob.slice(4, 6) === dob.slice(6, 8)) kind = 'digit';
   if (kind === 'digit') {
-    const at = random.int(8);
-    let digit = String(random.int(10));
-    while (digit === d[at]) digit = String(random.int(10));
+    const at = random.below(8);
+    let digit = String(random.below(10));
+    while (digit === d[at]) digit = String(random.below(10));
     d[at] = digit;
     return d.join('');
   }
@@ -348,19 +339,19 @@ function corruptDob(random: Random, dob: string): string {
   const day = Number(dob.slice(6, 8));
   const pad = (n: number) => String(n).padStart(2, '0');
   if (kind === 'dayMonth') return `${year}${pad(day)}${pad(month)}`;
-  const part = random.int(3);
+  const part = random.below(3);
   if (part === 0) {
-    let other = 1920 + random.int(86);
-    while (other === year) other = 1920 + random.int(86);
+    let other = 1920 + random.below(86);
+    while (other === year) other = 1920 + random.below(86);
     return `${other}${pad(month)}${pad(day)}`;
   }
   if (part === 1) {
-    let other = 1 + random.int(12);
-    while (other === month || day > daysIn(year, other)) other = 1 + random.int(12);
+    let other = 1 + random.below(12);
+    while (other === month || day > daysIn(year, other)) other = 1 + random.below(12);
     return `${year}${pad(other)}${pad(day)}`;
   }
-  let other = 1 + random.int(daysIn(year, month));
-  while (other === day) other = 1 + random.int(daysIn(year, month));
+  let other = 1 + random.below(daysIn(year, month));
+  while (other === day) other = 1 + random.below(daysIn(year, month));
   return `${year}${pad(month)}${pad(other)}`;
 }
 
@@ -433,7 +424,7 @@ function population(random: Random, people: People, count: number, twinShare: nu
   const twins = Math.round(count * twinShare);
   for (let k = 0; k < count - twins; k++) list.push(people.person());
   const singles = list.length;
-  for (let k = 0; k < twins; k++) list.push(people.twinOf(list[random.int(singles)]!));
+  for (let k = 0; k < twins; k++) list.push(people.twinOf(list[random.below(singles)]!));
   return random.shuffle(list);
 }
 
@@ -591,6 +582,9 @@ export interface HeldoutDedupe {
   /** The candidate pairs of blocking, as indices into the records (parallel to `scored`). */
   readonly pairs: ReadonlyArray<readonly [number, number]>;
   readonly scored: ScoredPair[];
+  /** The prepared records and the options they were scored with (to explain a pair again). */
+  readonly prepared: readonly PreparedRecord[];
+  readonly scoreOptions: ScoreOptions;
   /** With `cluster`: the pairs within the groups of clusterRecords at DEFAULT_THRESHOLD. */
   readonly clusterQuality?: PairQuality;
 }
@@ -610,7 +604,7 @@ export function dedupeHeldout(raw: readonly HeldoutRecord[], options: { cluster?
     confidence: scorePrepared(records[i]!, records[j]!, scoreOptions).confidence,
     isMatch: raw[i]!.entity === raw[j]!.entity,
   }));
-  const result = { records: records.length, truePairs, pairs, scored };
+  const result = { records: records.length, truePairs, pairs, scored, prepared: records, scoreOptions };
   if (!options.cluster) return result;
   const linked: ClusterPair[] = pairs.map(([i, j], k) => ({ i, j, confidence: scored[k]!.confidence }));
   const groups = clusterRecords(records.length, linked, { threshold: DEFAULT_THRESHOLD });

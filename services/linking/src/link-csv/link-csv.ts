@@ -11,7 +11,7 @@ import { candidatePairs } from '../matching/blocking.ts';
 import { type NameFrequencies, nameFrequencies } from '../matching/compare.ts';
 import { estimateWeights } from '../matching/em.ts';
 import { type DayMonthOrder, detectDayMonthOrder } from '../matching/normalize.ts';
-import { estimatePrior } from '../matching/prior.ts';
+import { comparablePairs, estimatePrior } from '../matching/prior.ts';
 import {
   cappedWeight,
   confidenceOfWeight,
@@ -291,10 +291,9 @@ function link(argv: readonly string[], stdout: Output, stderr: Output): number {
   const weights = estimate?.weights;
   const other = right ?? left;
   const parts = pairs.map(([i, j]) => pairWeightParts(left[i]!, other[j]!, { frequencies, weights }));
-  const comparable = right ? left.length * right.length : (left.length * (left.length - 1)) / 2;
   const { priorBits } = estimatePrior(
     Float64Array.from(parts, (p) => cappedWeight(p, { frequencies, weights })),
-    comparable,
+    comparablePairs(left, right),
   );
   const options: ScoreOptions = { frequencies, priorBits, weights };
   // Pairwise: every pair at or above --min. Clusters: the pairs at or above --threshold, with the

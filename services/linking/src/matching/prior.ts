@@ -63,9 +63,13 @@ export function estimatePairsPrior(
   options: Pick<ScoreOptions, 'frequencies' | 'weights'>,
 ): PriorEstimate {
   const other = right ?? left;
-  const comparable = right ? left.length * right.length : (left.length * (left.length - 1)) / 2;
   return estimatePrior(
     pairs.map(([i, j]) => pairWeight(left[i]!, other[j]!, options)),
-    comparable,
+    comparablePairs(left, right),
   );
+}
+
+/** The pairs that could be compared at all: N(N−1)/2 within one list, N·M between two. */
+export function comparablePairs(left: ArrayLike<unknown>, right?: ArrayLike<unknown>): number {
+  return right ? left.length * right.length : (left.length * (left.length - 1)) / 2;
 }

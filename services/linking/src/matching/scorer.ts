@@ -40,7 +40,6 @@ import {
 import {
   CALIBRATION,
   type Calibration,
-  CROSS_ROLE_PENALTY,
   EM_CALIBRATION,
   MAX_WEIGHT_WITHOUT_NAME,
   NAME_WEIGHTS,
@@ -216,11 +215,10 @@ interface FieldScore {
  * at the estimated conflict weight.
  */
 function reweighted(c: NameComparison, weights: LevelWeights): number {
+  // A pair's weight is its fixed level weight (less the cross-part penalty) plus its frequency
+  // adjustment: swap the level weight for the estimated one.
   let total = c.conflicts * weights.name.conflict;
-  for (const p of c.pairs) {
-    const fixed = NAME_WEIGHTS[p.level] - (p.crossRole ? CROSS_ROLE_PENALTY : 0);
-    total += p.weight - fixed + weights.name[p.level] - (p.crossRole ? CROSS_ROLE_PENALTY : 0);
-  }
+  for (const p of c.pairs) total += p.weight - NAME_WEIGHTS[p.level] + weights.name[p.level];
   return total;
 }
 
