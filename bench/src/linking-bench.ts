@@ -56,6 +56,28 @@ export interface IndexLoad {
   records: number;
   links: number;
   ms: number;
+  /** Its estimate of r and the weights that followed (the line's `matchRate`); null when absent. */
+  estimate: StartEstimate | null;
+}
+
+/** The linking service's estimate at start (its domain/match-rate.ts, as `matchRateLog` logs it). */
+export interface StartEstimate {
+  matchesPerRecord: number;
+  /** The prior of a full search, in bits. */
+  priorBits: number;
+  /** The whole estimate, milliseconds. */
+  ms: number;
+  weights: {
+    /** 'estimated' (EM on the index) or 'fixed'. */
+    inUse: string;
+    /** The key weights in use, in bits. */
+    name: Record<string, number>;
+    dob: Record<string, number>;
+    /** Why the fixed weights stayed, if they did. */
+    fixedBecause?: string;
+    /** Estimating the weights, milliseconds (part of `ms`). */
+    ms: number;
+  };
 }
 
 export interface CheckResult {
@@ -133,9 +155,17 @@ function indexLoadFrom(logsDir: string): IndexLoad | null {
   for (const line of text.split('\n')) {
     if (!line.includes('match index loaded')) continue;
     try {
-      const entry = JSON.parse(line) as { msg?: string; records?: number; links?: number; ms?: number };
+      const entry = JSON.parse(line) as {
+        msg?: string;
+        records?: number;
+        links?: number;
+        ms?: number;
+        matchRate?: Partial<StartEstimate>;
+      };
       if (entry.msg === 'match index loaded' && typeof entry.ms === 'number') {
-        found = { records: entry.records ?? Number.NaN, links: entry.links ?? Number.NaN, ms: entry.ms };
+        const records = entry.records ?? Number.NaN;
+        const estimate = entry.matchRate?.weights ? (entry.matchRate as StartEstimate) : null;
+        found = { records, links: entry.links ?? Number.NaN, ms: entry.ms, estimate };
       }
     } catch {
       // not a JSON line
@@ -459,6 +489,23 @@ export async function runLinkingBench(options: LinkingBenchOptions): Promise<Lin
   });
 }
 
+/** The key weights of one field as "exact 7.5, typo 6.5, conflict -3". */
+const levels = (weights: Record<string, number>) =>
+  Object.entries(weights)
+    .map(([level, w]) => `${level} ${w}`)
+    .join(', ');
+
+/** The service's estimate at start in one line: which weights score, r, the time it took. */
+function startEstimateLine(e: StartEstimate): string {
+  const w = e.weights;
+  const which =
+    w.inUse === 'estimated' ? 'estimated from the index' : `fixed (${w.fixedBecause ?? 'no reason logged'})`;
+  return (
+    `${which}: name ${levels(w.name)}; date of birth ${levels(w.dob)}. r ${e.matchesPerRecord} (prior of a full ` +
+    `search ${e.priorBits} bits); estimated at start in ${(e.ms / 1000).toFixed(2)} s, the weights ${(w.ms / 1000).toFixed(2)} s of it`
+  );
+}
+
 /** The report as the terminal shows it. */
 export function formatLinkingReport(r: LinkingReport): string {
   const load = r.indexLoad;
@@ -470,6 +517,7 @@ export function formatLinkingReport(r: LinkingReport): string {
         ? `${load.records.toLocaleString('en-US')} records, ${load.links.toLocaleString('en-US')} links) in ${(load.ms / 1000).toFixed(1)} s ('match index loaded' in its log)`
         : "no 'match index loaded' line in its log: LOG_LEVEL above info?)"
     }${r.linkingReadyMs === null ? '' : `; spawned to ready in ${(r.linkingReadyMs / 1000).toFixed(1)} s`}`,
+    ...(load?.estimate ? [`Weights: ${startEstimateLine(load.estimate)}`] : []),
     `Runs:    ${r.iterations} measured of each, after ${r.warmup} warm-up; sequential, one agency user after another`,
     '',
     `Create → link readable: a user of one agency POSTs a record whose suspect is a seeded record's of another`,

@@ -21,6 +21,11 @@ describe('bench:linking', () => {
       // The linking service loaded every seeded record from its store at start.
       expect(report.indexLoad?.records).toBe(300);
       expect(Number.isFinite(report.indexLoad?.ms)).toBe(true);
+      // Its estimate at start: under 1,000 named records, r = 1 and the fixed weights.
+      expect(report.indexLoad?.estimate).toMatchObject({
+        matchesPerRecord: 1,
+        weights: { inUse: 'fixed', fixedBecause: 'fewer than 1000 named records' },
+      });
       expect(Number.isFinite(report.linkingReadyMs)).toBe(true);
       // Every create got its link, and every figure is a figure.
       const c = report.create;
@@ -41,6 +46,7 @@ describe('bench:linking', () => {
       expect(text).toMatch(/^Machine: .+\nN: +300 records/);
       expect(text).toContain('POST answered → link readable');
       expect(text).toContain('Linked: 3 of 3 creates');
+      expect(text).toContain('Weights: fixed (fewer than 1000 named records): name exact 7.5, typo 6.5, conflict -3;');
     } finally {
       await cleanup.run();
     }

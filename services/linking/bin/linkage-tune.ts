@@ -17,6 +17,7 @@ import {
   reliability,
   type ScoredPair,
 } from '../src/eval/metrics.ts';
+import { scoreCandidatePairs } from '../src/link-csv/score.ts';
 import { candidatePairs } from '../src/matching/blocking.ts';
 import { compareDobs, compareNames } from '../src/matching/compare.ts';
 import { rng } from '../src/matching/em.ts';
@@ -92,20 +93,20 @@ for (const file of SETS) {
     u.add(records[i]!, records[j]!);
   }
   const { pairs } = candidatePairs(records);
-  // As link-csv: name-word frequencies and the prior estimated from the file.
   // As the service scores (fixed weights, name-word frequencies), with the prior estimated from the
-  // file; and as link-csv scores (weights estimated by EM).
+  // file; and as link-csv scores (link-csv/score.ts: weights estimated by EM, pairs explained by
+  // other matches capped).
   const options = linkCsvOptions(records, pairs, undefined, true);
-  const optionsEm = linkCsvOptions(records, pairs);
-  for (const [i, j] of pairs) {
+  const linkCsv = scoreCandidatePairs(records, pairs);
+  pairs.forEach(([i, j], k) => {
     const isMatch = raw[i]!.entity === raw[j]!.entity;
     if (isMatch) reachable++;
     scored.push({ confidence: scorePrepared(records[i]!, records[j]!).confidence, isMatch });
     scoredTf.push({ confidence: scorePrepared(records[i]!, records[j]!, options).confidence, isMatch });
     evidence.push({ x: pairWeight(records[i]!, records[j]!, options) - options.priorBits, isMatch });
-    evidenceEm.push({ x: pairWeight(records[i]!, records[j]!, optionsEm) - optionsEm.priorBits, isMatch });
-    scoredEm.push({ confidence: scorePrepared(records[i]!, records[j]!, optionsEm).confidence, isMatch });
-  }
+    evidenceEm.push({ x: linkCsv.pairWeights[k]! - linkCsv.options.priorBits, isMatch });
+    scoredEm.push({ confidence: linkCsv.confidences[k]!, isMatch });
+  });
   totalMatches += matches;
 }
 

@@ -25,15 +25,16 @@ export interface LinkingAppDeps {
 
 /**
  * Builds the linking service: loads the match index and the links from its database into memory,
- * estimates the prior's match rate from the index (domain/match-rate.ts), makes sure both streams
- * exist, starts the link relay and the durable consumer of `records.*` (which keeps the index
- * current, auto-links new records and re-estimates the match rate when due), and mounts the routes.
+ * estimates the prior's match rate and the name and date-of-birth weights from the index
+ * (domain/match-rate.ts), makes sure both streams exist, starts the link relay and the durable
+ * consumer of `records.*` (which keeps the index current, auto-links new records and re-estimates
+ * the match rate and the weights when due), and mounts the routes.
  */
 export async function createApp({ config, db, bus, logger }: LinkingAppDeps) {
   const store = new LinkingStore(db);
   await store.init();
   const relay = new LinkRelay({ store, bus, logger, retryMs: config.RELAY_RETRY_MS });
-  const index = new MatchIndex();
+  const index = new MatchIndex({ strictNames: config.LINK_STRICT_NAMES });
   const deps: LinkingDeps = {
     store,
     index,
@@ -50,9 +51,11 @@ export async function createApp({ config, db, bus, logger }: LinkingAppDeps) {
   const started = Date.now();
   await loadState(deps);
   const ms = Date.now() - started;
-  // The prior's match rate from the records just loaded (r = 1 while there are too few).
+  // The prior's match rate and the weights from the records just loaded (r = 1 and the fixed
+  // weights while there are too few; the log says which weights score, and why the fixed ones stay).
   const matchRate = matchRateLog(deps.matchRate.estimate());
-  logger.info({ records: deps.index.size, links: deps.links.size, ms, matchRate }, 'match index loaded');
+  const { strictNames } = deps.index;
+  logger.info({ records: deps.index.size, links: deps.links.size, ms, matchRate, strictNames }, 'match index loaded');
 
   await ensureStream(bus.jsm, { name: config.LINKS_STREAM, subjects: [`${config.LINKS_SUBJECT_PREFIX}.>`] });
   relay.start();

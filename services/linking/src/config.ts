@@ -14,6 +14,12 @@ export const LinkingConfigSchema = z.object({
   LINKS_SUBJECT_PREFIX: env.subjectPrefix('links'),
   /** Whether new records are linked automatically (off: only the NAMLC check and manual links). */
   AUTO_LINK: env.bool(true),
+  /**
+   * One name word agreeing beside one that disagrees outright (Manfred and Gabriele Neumann born
+   * the same day) links only when the word is rare and exact and the dates of birth are the same
+   * (ScoreOptions.strictNames; ADR 0007 gives the figures both ways).
+   */
+  LINK_STRICT_NAMES: env.bool(false),
   /** Lowest confidence (0–100) for an automatic link and for a NAMLC check result. */
   LINK_THRESHOLD: z.coerce.number().min(0).max(100).default(DEFAULT_THRESHOLD),
   /** Most results of one NAMLC check. */

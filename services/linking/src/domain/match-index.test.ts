@@ -33,6 +33,23 @@ function population(n: number) {
 }
 
 describe('MatchIndex', () => {
+  it('with strictNames (LINK_STRICT_NAMES) keeps look-alikes born the same day apart', () => {
+    const manfred = record({ suspectName: 'Manfred Neumann', suspectDob: '1961-04-09', organization: 'BPS' });
+    const gabriele = record({ suspectName: 'Gabriele Neumann', suspectDob: '1961-04-09', organization: 'FIA' });
+    const query = prepareRecord({ id: 'q', suspectName: manfred.suspectName, suspectDob: manfred.suspectDob });
+    const found = (index: MatchIndex) => {
+      index.put(entryFor(manfred));
+      index.put(entryFor(gabriele));
+      return index
+        .find(query, blockingKeys(query), { threshold: 80, excludeOrganization: 'BPS' })
+        .map((f) => f.entry.id);
+    };
+    expect(found(new MatchIndex())).toEqual([gabriele.id]);
+    const strict = new MatchIndex({ strictNames: true });
+    expect(strict.scoreOptions(1).strictNames).toBe(true);
+    expect(found(strict)).toEqual([]);
+  });
+
   it('finds a suspect among thousands by looking only at records sharing a blocking key', () => {
     const index = population(6000);
     const target = record({ suspectName: 'Zebedee Quarterman', suspectDob: '1971-07-19', organization: 'FIA' });

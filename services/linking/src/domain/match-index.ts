@@ -1,4 +1,5 @@
 import type { CaseRecord } from '@nrad/contracts';
+import type { LevelWeights } from '../matching/em.ts';
 import {
   blockingKeys,
   frequenciesFromCounts,
@@ -6,6 +7,7 @@ import {
   type NameFrequencies,
   type PreparedRecord,
   prepareRecord,
+  type ScoreOptions,
   scorePrepared,
 } from '../matching/index.ts';
 import { priorBitsForRate } from './match-rate.ts';
@@ -116,12 +118,21 @@ export class MatchIndex {
   private puts = 0;
   /** r: the matches a record is expected to have in a search (see priorBits). */
   private rate = 1;
+  /** Level weights estimated from the records (see weights), or undefined: the fixed weights. */
+  private levelWeights: LevelWeights | undefined;
   private readonly waiters = new Map<string, Set<() => void>>();
   /** find's "already looked at" marks: seenAt[slot] === visit (no set per search). */
   private seenAt = new Uint32Array(1024);
   private visit = 0;
 
-  constructor(private readonly maxBlockSize = 2000) {}
+  private readonly maxBlockSize: number;
+  /** ScoreOptions.strictNames for every pair the service scores (LINK_STRICT_NAMES). */
+  readonly strictNames: boolean;
+
+  constructor(options: { maxBlockSize?: number; strictNames?: boolean } = {}) {
+    this.maxBlockSize = options.maxBlockSize ?? 2000;
+    this.strictNames = options.strictNames ?? false;
+  }
 
   get size(): number {
     return this.slots.length;
@@ -158,6 +169,31 @@ export class MatchIndex {
   /** The prior (ScoreOptions.priorBits) for a search of `searched` records: priorBitsForRate with r. */
   priorBits(searched: number): number {
     return priorBitsForRate(searched, this.rate);
+  }
+
+  /**
+   * The name and date-of-birth level weights the index scores with: estimated from its records
+   * when they were plausible (match-rate.ts), else undefined, the fixed weights.
+   */
+  get weights(): LevelWeights | undefined {
+    return this.levelWeights;
+  }
+
+  setWeights(weights: LevelWeights | undefined): void {
+    this.levelWeights = weights;
+  }
+
+  /**
+   * How a pair is scored in a search of `searched` records, wherever the service scores one:
+   * name-word frequencies, the prior of r (priorBits), the level weights in use and strictNames.
+   */
+  scoreOptions(searched: number): ScoreOptions {
+    return {
+      frequencies: this.frequencies(),
+      priorBits: this.priorBits(searched),
+      weights: this.levelWeights,
+      strictNames: this.strictNames,
+    };
   }
 
   /** The organizations that have had records here (some perhaps all deleted since). */
@@ -222,14 +258,15 @@ export class MatchIndex {
   /**
    * Active records sharing a blocking key with `query`, scored, at or above the threshold, best
    * first. The prior grows with the number of records searched, over the matches a record is
-   * expected to have there (priorBits): the larger the set, the more evidence a match needs.
+   * expected to have there (priorBits): the larger the set, the more evidence a match needs. Scored
+   * with the index's weights (scoreOptions).
    */
   find(query: PreparedRecord, keys: readonly string[], options: FindOptions): ScoredCandidate[] {
     const results: ScoredCandidate[] = [];
     const searched = options.organization
       ? this.activeCount(options.organization)
       : this.activeCount() - (options.excludeOrganization ? this.activeCount(options.excludeOrganization) : 0);
-    const scoreOptions = { frequencies: this.frequencies(), priorBits: this.priorBits(searched) };
+    const scoreOptions = this.scoreOptions(searched);
     this.forEachCandidate(keys, options, (entry) => {
       const result = scorePrepared(query, entry.prepared, scoreOptions);
       if (!result.excluded && result.confidence >= options.threshold) results.push({ entry, result });
@@ -277,6 +314,11 @@ export class MatchIndex {
         else for (const slot of holders) consider(slot);
       }
     }
+  }
+
+  /** Calls `visit` for every active record, in slot order. */
+  forEachActive(visit: (entry: IndexEntry) => void): void {
+    for (const entry of this.slots) if (!entry.deleted) visit(entry);
   }
 
   /**

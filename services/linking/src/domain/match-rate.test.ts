@@ -1,20 +1,38 @@
 import type { Organization } from '@nrad/contracts';
 import { describe, expect, it } from 'vitest';
+import { type LevelWeights, MIN_SESSION_PAIRS, rng, type WeightEstimate } from '../matching/em.ts';
 import { blockingKeys, prepareRecord, priorBitsFor, scorePrepared } from '../matching/index.ts';
+import { DOB_WEIGHTS, NAME_WEIGHTS } from '../matching/weights.ts';
+import { weightsLog } from '../use-cases/linking.ts';
 import { entryFor, MatchIndex } from './match-index.ts';
 import {
+  adoptableWeights,
   estimateMatchRate,
   estimateMatchRateInSlices,
+  implausibility,
+  keyWeights,
   MATCH_RATE_MAX_AGE_MS,
+  MAX_MATCH_RATE_PAIRS,
+  MAX_WEIGHT_PAIRS,
+  MAX_WEIGHT_SHIFT,
   MatchRate,
+  type MatchRateEstimate,
   MIN_MATCHES_PER_RECORD,
+  MIN_SESSION_MATCHES,
   priorBitsForRate,
+  TYPO_UNDER_EXACT,
 } from './match-rate.ts';
 import { caseRecord as record } from './test-record.ts';
 
 const CONSONANTS = 'bcdfghjklmnprstvz';
 const VOWELS = 'aeiou';
 const DAY_MS = 86_400_000;
+
+/** Seeded draws of a whole number below m (mulberry32: em.ts's rng). */
+function below(seed: number) {
+  const random = rng(seed);
+  return (m: number) => Math.floor(random() * m);
+}
 
 /**
  * An index of `people` made-up people (names of letters only: foldName drops digits; each person
@@ -24,15 +42,7 @@ const DAY_MS = 86_400_000;
  * other copy has a typo in the surname's last letter. `ids` in the order they were put.
  */
 function clusters(k: number, people: number, seed = 42, firstDay = 0) {
-  let state = seed >>> 0;
-  const next = (m: number) => {
-    // mulberry32
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return Math.floor((((t ^ (t >>> 14)) >>> 0) / 4_294_967_296) * m);
-  };
+  const next = below(seed);
   const word = () => {
     let w = '';
     for (let s = 3; s > 0; s--) w += `${CONSONANTS[next(CONSONANTS.length)]}${VOWELS[next(VOWELS.length)]}`;
@@ -102,7 +112,7 @@ describe('estimateMatchRate', () => {
   });
 
   it('is the same every time, at once or in slices', async () => {
-    const strip = ({ ms: _, ...rest }: { ms: number }) => rest;
+    const strip = ({ ms: _, weights: { ms: __, ...weights }, ...rest }: MatchRateEstimate) => ({ ...rest, weights });
     const once = estimateMatchRate(three);
     expect(strip(estimateMatchRate(three))).toEqual(strip(once));
     expect(strip(await estimateMatchRateInSlices(three))).toEqual(strip(once));
@@ -186,5 +196,285 @@ describe('MatchRate', () => {
     expect(rate.due()).toBe(false);
     now += 1;
     expect(rate.due()).toBe(true);
+  });
+});
+
+const ORGANIZATIONS: Organization[] = ['BPS', 'FIA', 'CUS'];
+
+/**
+ * An index of `persons` made-up people, each with a record in one of the three agencies, and a
+ * `duplicates` share of them with a second record in another agency, written as officers do:
+ * a surname with a typo (12%), else a given name with one (5%), another given name altogether (4%),
+ * the date of birth a day off (8%), else another date (4%). Words are three consonant–vowel
+ * syllables from vocabularies of `given` and `surnames` words, three in ten of them beside a word
+ * one letter away (as Jon and John), so that random pairs of names have typos too; dates of birth
+ * spread over `dobDays` days from 1950. Deterministic (`below` of `seed`).
+ */
+function people(options: {
+  persons: number;
+  duplicates: number;
+  dobDays?: number;
+  given?: number;
+  surnames?: number;
+  seed?: number;
+}) {
+  const next = below(options.seed ?? 1);
+  const chance = (p: number) => next(1_000_000) < p * 1_000_000;
+  const pick = <T>(list: readonly T[]) => list[next(list.length)] as T;
+  const typo = (word: string) => {
+    const at = 1 + next(word.length - 1);
+    const letters = VOWELS.includes(word.charAt(at)) ? VOWELS : CONSONANTS;
+    let c = word.charAt(at);
+    while (c === word.charAt(at)) c = pick([...letters]);
+    return `${word.slice(0, at)}${c}${word.slice(at + 1)}`;
+  };
+  const vocabulary = (n: number) => {
+    const words: string[] = [];
+    while (words.length < n) {
+      let w = '';
+      for (let s = 3; s > 0; s--) w += `${pick([...CONSONANTS])}${pick([...VOWELS])}`;
+      words.push(w);
+      if (chance(0.3)) words.push(typo(w));
+    }
+    return words;
+  };
+  const given = vocabulary(options.given ?? 300);
+  const surnames = vocabulary(options.surnames ?? 800);
+  const dobDays = options.dobDays ?? 20_000;
+  const dob = (d: number) => new Date(Date.UTC(1950, 0, 1) + d * DAY_MS).toISOString().slice(0, 10);
+  const index = new MatchIndex();
+  const put = (g: string, s: string, d: number, organization: number) =>
+    index.put(
+      entryFor(record({ suspectName: `${g} ${s}`, suspectDob: dob(d), organization: ORGANIZATIONS[organization] })),
+    );
+  for (let p = 0; p < options.persons; p++) {
+    const [g, s, d, organization] = [pick(given), pick(surnames), next(dobDays), next(3)];
+    put(g, s, d, organization);
+    if (!chance(options.duplicates)) continue;
+    let [g2, s2, d2] = [g, s, d];
+    if (chance(0.12)) s2 = typo(s);
+    else if (chance(0.05)) g2 = typo(g);
+    if (chance(0.04)) g2 = pick(given);
+    if (chance(0.08)) d2 = d + (chance(0.5) ? 1 : -1);
+    else if (chance(0.04)) d2 = next(dobDays);
+    put(g2, s2, d2, (organization + 1 + next(2)) % 3);
+  }
+  return index;
+}
+
+describe('the weights of an estimate', () => {
+  it('adopts weights estimated from an index with duplicates across agencies, in order and near the fixed ones', async () => {
+    // 1,500 people, 603 of them twice: 2,103 records, 1,206 of them with a match in another agency.
+    const index = people({ persons: 1500, duplicates: 0.4 });
+    expect(index.namedCount).toBe(2103);
+    const estimate = new MatchRate(index).estimate();
+    const { adopted, estimate: em, fixedBecause } = estimate.weights;
+    expect(fixedBecause).toBeUndefined();
+    expect(em).toBeDefined();
+    expect(adopted).toEqual(adoptableWeights(em!.weights));
+    // The index scores with them, and r was estimated with them: about 1,206 / 2,103 = 0.57.
+    expect(index.weights).toBe(adopted);
+    expect(estimate.matchesPerRecord).toBeGreaterThan(0.5);
+    expect(estimate.matchesPerRecord).toBeLessThan(0.65);
+    // Each session had pairs enough and found matches among them.
+    for (const session of Object.values(em!.sessions)) {
+      expect(session.pairs).toBeGreaterThanOrEqual(MIN_SESSION_PAIRS);
+      expect(session.matchShare * session.pairs).toBeGreaterThanOrEqual(MIN_SESSION_MATCHES);
+    }
+    const { name, dob } = keyWeights(adopted);
+    expect(name.exact).toBeGreaterThan(name.typo);
+    expect(name.typo).toBeGreaterThan(0);
+    expect(name.conflict).toBeLessThan(0);
+    expect(dob.exact).toBeGreaterThan(dob.slip);
+    expect(dob.slip).toBeGreaterThan(0);
+    expect(dob.mismatch).toBeLessThan(0);
+    // Measured: name 8.44 / 6.21 / −6.04, dob 11.47 / 5.86 / −4.09. A name word is one of some 390
+    // (or 1,040) here: rarer than FEBRL's, so an exact word says more than the fixed 7.5 bits; births
+    // spread over 55 years, so the same date says about log2(20,000) − 3 bits, a little less.
+    expect(name.exact).toBeGreaterThan(7.5);
+    expect(name.exact).toBeLessThan(9.5);
+    expect(dob.exact).toBeGreaterThan(10.5);
+    expect(dob.exact).toBeLessThan(13.5);
+    for (const [field, fixed] of [
+      ['name', keyWeights(undefined).name],
+      ['dob', keyWeights(undefined).dob],
+    ] as const) {
+      for (const [level, w] of Object.entries(keyWeights(adopted)[field])) {
+        expect(Math.abs(w - fixed[level as keyof typeof fixed]), `${field} ${level}`).toBeLessThanOrEqual(
+          MAX_WEIGHT_SHIFT,
+        );
+      }
+    }
+    // The rarer levels keep their fixed weights (an initial is never seen here: EM would say 7.7 bits).
+    expect(em!.weights.name.initial).toBeGreaterThan(7);
+    expect(adopted!.name.initial).toBe(NAME_WEIGHTS.initial);
+    expect(adopted!.dob.twoParts).toBe(DOB_WEIGHTS.twoParts);
+    // In slices, the same.
+    const sliced = await estimateMatchRateInSlices(index);
+    expect(sliced.weights.adopted).toEqual(adopted);
+    expect(sliced.matchesPerRecord).toBe(estimate.matchesPerRecord);
+  });
+
+  it('scores every search of the index with the weights it adopted', () => {
+    const index = people({ persons: 1500, duplicates: 0.4 });
+    const query = prepareRecord({ id: 'q', suspectName: 'Zorbavek Quilantho', suspectDob: '1971-07-19' });
+    const target = record({ suspectName: 'Zorbavek Quilantha', suspectDob: '1971-07-19', organization: 'FIA' });
+    index.put(entryFor(target));
+    const confidence = () => index.find(query, blockingKeys(query), { threshold: 0, organization: 'FIA' })[0]?.result;
+    const fixed = confidence();
+    new MatchRate(index).estimate();
+    expect(index.weights).toBeDefined();
+    const options = index.scoreOptions(index.activeCount('FIA'));
+    expect(options.weights).toBe(index.weights);
+    const estimated = confidence();
+    expect(estimated).toEqual(scorePrepared(query, entryFor(target).prepared, options));
+    // A typo in the surname weighs the estimated typo weight (plus the words' frequency), not 6.5.
+    expect(estimated?.explanation[0]?.weight).not.toBe(fixed?.explanation[0]?.weight);
+  });
+
+  it('keeps the fixed weights under 1,000 named records, and adopts estimated ones once there are more', async () => {
+    const now = 0;
+    const index = people({ persons: 700, duplicates: 0.4 });
+    expect(index.namedCount).toBeLessThan(1000);
+    const rate = new MatchRate(index, () => now);
+    const first = rate.estimate();
+    expect(first.weights).toMatchObject({ adopted: undefined, estimate: undefined });
+    expect(first.weights.fixedBecause).toBe('fewer than 1000 named records');
+    expect(index.weights).toBeUndefined();
+    // Twice as many records (other people, born later): the background re-estimate adopts weights.
+    const more = people({ persons: 1500, duplicates: 0.4, seed: 2 });
+    more.forEachActive((entry) => index.put(entry));
+    const second = await rate.refresh();
+    expect(second?.weights.fixedBecause).toBeUndefined();
+    expect(index.weights).toBe(second?.weights.adopted);
+    expect(index.weights?.name.exact).toBeGreaterThan(index.weights?.name.typo ?? Number.POSITIVE_INFINITY);
+  });
+
+  it('keeps the fixed weights where no record has a match in another agency', () => {
+    // Few names and births within two years: the sessions are large, but every pair is two people.
+    const index = people({ persons: 3000, duplicates: 0, dobDays: 700, given: 20, surnames: 30 });
+    const estimate = estimateMatchRate(index);
+    const { weights } = estimate;
+    // Many candidates per record: r from the records up to 10,000 pairs, the weights from more.
+    expect(estimate.pairs).toBeGreaterThanOrEqual(MAX_MATCH_RATE_PAIRS);
+    expect(estimate.pairs).toBeLessThan(MAX_MATCH_RATE_PAIRS + 200);
+    expect(weights.pairs).toBeGreaterThanOrEqual(MAX_WEIGHT_PAIRS);
+    expect(weights.pairs).toBeLessThan(MAX_WEIGHT_PAIRS + 200);
+    expect(weights.records).toBeGreaterThan(4 * estimate.sample);
+    expect(weights.adopted).toBeUndefined();
+    expect(weights.estimate?.sessions.name.pairs).toBeGreaterThanOrEqual(MIN_SESSION_PAIRS);
+    expect(weights.estimate?.sessions.dob.pairs).toBeGreaterThanOrEqual(MIN_SESSION_PAIRS);
+    expect(weights.fixedBecause).toMatch(/^the name session found 0\.0 matches$/);
+  });
+
+  it('keeps the fixed weights when the sessions are too small', () => {
+    // 1,100 people, 2% twice: some twenty pairs with the same date of birth.
+    const index = people({ persons: 1100, duplicates: 0.02 });
+    expect(index.namedCount).toBeGreaterThanOrEqual(1000);
+    const { weights } = estimateMatchRate(index);
+    expect(weights).toMatchObject({ adopted: undefined, estimate: undefined });
+    expect(weights.fixedBecause).toMatch(/^an EM session under 100 pairs/);
+  });
+
+  it('gives the event loop back while it estimates in slices', async () => {
+    const index = people({ persons: 1500, duplicates: 0.4 });
+    let last = performance.now();
+    let longest = 0;
+    const timer = setInterval(() => {
+      const now = performance.now();
+      longest = Math.max(longest, now - last);
+      last = now;
+    }, 1);
+    try {
+      const estimate = await estimateMatchRateInSlices(index);
+      expect(estimate.weights.ms).toBeGreaterThan(300);
+      // Slices of some 20 ms; 250 allows for a busy machine.
+      expect(longest).toBeLessThan(250);
+    } finally {
+      clearInterval(timer);
+    }
+  });
+});
+
+describe('adoptableWeights and implausibility', () => {
+  const estimateOf = (weights: LevelWeights, pairs = 500, matchShare = 0.8): WeightEstimate => {
+    const session = { pairs, matchShare, iterations: 10 };
+    return { weights, m: weights, u: weights, sessions: { name: session, dob: session }, randomPairs: 200_000 };
+  };
+  const like = (name: Partial<LevelWeights['name']>, dob: Partial<LevelWeights['dob']> = {}): LevelWeights => ({
+    name: { ...NAME_WEIGHTS, phonetic: 9, ...name },
+    dob: { ...DOB_WEIGHTS, impossible: 9, ...dob },
+  });
+
+  it('takes the six key levels from the estimate and the others from the fixed weights', () => {
+    const weights = adoptableWeights(like({ exact: 8, typo: 6, conflict: -5 }, { exact: 12, slip: 4, mismatch: -3 }));
+    expect(weights).toEqual({
+      name: { ...NAME_WEIGHTS, exact: 8, typo: 6, conflict: -5 },
+      dob: { ...DOB_WEIGHTS, exact: 12, slip: 4, mismatch: -3 },
+    });
+    expect(implausibility(estimateOf(weights), weights)).toBeUndefined();
+  });
+
+  it('puts a typo as heavy as an exact word, or a little heavier, under it; more than that is refused', () => {
+    for (const typo of [7.3, 7.5, 7.8]) {
+      const weights = adoptableWeights(like({ exact: 7.3, typo }));
+      expect(weights.name.typo).toBeCloseTo(7.3 - TYPO_UNDER_EXACT, 10);
+      expect(implausibility(estimateOf(weights), weights)).toBeUndefined();
+    }
+    const heavy = adoptableWeights(like({ exact: 7.3, typo: 7.9 }));
+    expect(heavy.name.typo).toBe(7.9);
+    expect(implausibility(estimateOf(heavy), heavy)).toBe('name levels not exact > typo > 0 > conflict');
+  });
+
+  it('refuses levels out of order, weights far from the fixed ones, and sessions without matches', () => {
+    const refused = (name: Partial<LevelWeights['name']>, dob: Partial<LevelWeights['dob']> = {}) => {
+      const weights = adoptableWeights(like(name, dob));
+      return implausibility(estimateOf(weights), weights);
+    };
+    expect(refused({ conflict: 0.5 })).toBe('name levels not exact > typo > 0 > conflict');
+    expect(refused({ typo: -0.5 })).toBe('name levels not exact > typo > 0 > conflict');
+    expect(refused({}, { slip: -1 })).toBe('date-of-birth levels not exact > slip > 0 > mismatch');
+    expect(refused({}, { mismatch: 0 })).toBe('date-of-birth levels not exact > slip > 0 > mismatch');
+    // A typo under the fixed weight of a look-alike word (similar, 3.5): out of order too.
+    expect(refused({ typo: 3 })).toBe('name level similar weighs more than a typo');
+    expect(refused({ exact: 12.6, typo: 7 })).toBe(
+      `name exact more than ${MAX_WEIGHT_SHIFT} bits from its fixed weight`,
+    );
+    expect(refused({}, { exact: 9.4 })).toBe(`dob exact more than ${MAX_WEIGHT_SHIFT} bits from its fixed weight`);
+    expect(refused({}, { exact: 9.6 })).toBeUndefined();
+    const weights = adoptableWeights(like({}));
+    expect(implausibility(estimateOf(weights, 500, 0.09), weights)).toBe('the name session found 45.0 matches');
+    expect(implausibility(estimateOf(weights, 500, 0.1), weights)).toBeUndefined();
+  });
+
+  it('logs which weights score, rounded, and why the fixed ones stay', () => {
+    const estimated = adoptableWeights(like({ exact: 8.123, typo: 6.456, conflict: -5.789 }));
+    const em = estimateOf(estimated);
+    const walked = { records: 300, pairs: 50_012 };
+    expect(weightsLog({ adopted: estimated, estimate: em, fixedBecause: undefined, ...walked, ms: 1234.5 })).toEqual({
+      inUse: 'estimated',
+      name: { exact: 8.12, typo: 6.46, conflict: -5.79 },
+      dob: { exact: 14.5, slip: 3.5, mismatch: -4 },
+      ...walked,
+      sessionPairs: { name: 500, dob: 500 },
+      ms: 1234.5,
+    });
+    const refused = {
+      adopted: undefined,
+      estimate: em,
+      fixedBecause: 'the name session found 0.0 matches',
+      ...walked,
+      ms: 2,
+    };
+    expect(weightsLog(refused)).toEqual({
+      inUse: 'fixed',
+      name: { exact: 7.5, typo: 6.5, conflict: -3 },
+      dob: { exact: 14.5, slip: 3.5, mismatch: -4 },
+      fixedBecause: 'the name session found 0.0 matches',
+      rejected: { name: { exact: 8.12, typo: 6.46, conflict: -5.79 }, dob: { exact: 14.5, slip: 3.5, mismatch: -4 } },
+      ...walked,
+      sessionPairs: { name: 500, dob: 500 },
+      ms: 2,
+    });
   });
 });

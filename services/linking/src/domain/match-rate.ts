@@ -1,33 +1,88 @@
 /**
  * The match rate of the service's own records, for the prior (issue 20: the prior from the data's
- * estimated match rate, not log2(N)). priorBitsFor(N) assumes each record has about one match
- * among the N searched; here r, the matches a record is expected to have among the active records
- * of the other organizations, is estimated from the index (matching/prior.ts: EM of the match
- * share with the field weights held fixed) and the prior becomes log2(N / r).
+ * estimated match rate, not log2(N)), and the name and date-of-birth level weights, estimated from
+ * the same records. priorBitsFor(N) assumes each record has about one match among the N searched;
+ * here r, the matches a record is expected to have among the active records of the other
+ * organizations, is estimated from the index (matching/prior.ts: EM of the match share with the
+ * field weights held fixed) and the prior becomes log2(N / r).
  *
  * The estimate runs on a fixed sample of named records (MatchIndex.sampleNamed), each with its
- * candidates among the other organizations' records through the index's own blocking walk (at most
- * MAX_MATCH_RATE_PAIRS pairs), so it stays well under a second at 100,000 records. Under
+ * candidates among the other organizations' records through the index's own blocking walk (r from
+ * at most MAX_MATCH_RATE_PAIRS pairs, the weights from at most MAX_WEIGHT_PAIRS). Under
  * MIN_FREQUENCY_RECORDS named records, or with too few candidate pairs to say anything, r stays 1:
  * the prior of log2(N).
+ *
+ * Weights: the same sample and candidate pairs go to matching/em.ts, as link-csv's do (u from
+ * 200,000 seeded random pairs, here of a sampled record against any active record; m by EM on the
+ * candidate pairs whose dates of birth are the same, and on those whose names agree); r is then
+ * estimated with the weights that will score. The service takes six levels from the estimate —
+ * name exact, typo and conflict, date of birth exact, slip and mismatch (keyWeights) — and keeps
+ * the fixed weights of the rarer ones (a phonetic, look-alike, scrambled word or an initial; a date
+ * weeks off, two parts agreeing, an impossible date): a sample shows those in a few pairs, their
+ * estimates swing by several bits between files alike (FEBRL 1–3: 'scrambled' +2.4 to −3.0,
+ * 'initial' +1.4 to −2.4) and a level no pair shows is given log2 of the ratio of the pseudo-counts'
+ * denominators (some +7.7 bits for an initial where nobody typed one), which the first initial
+ * would then weigh. The six are adopted only when plausible; otherwise the fixed weights
+ * (weights.ts NAME_WEIGHTS, DOB_WEIGHTS, with CALIBRATION) stay. Plausible (WeightChoice's
+ * fixedBecause says which rule failed; the log says it too):
+ * - at least MIN_FREQUENCY_RECORDS named records, and both EM sessions of at least
+ *   MIN_SESSION_PAIRS pairs (estimateWeights gives nothing otherwise);
+ * - each session found at least MIN_SESSION_MATCHES matches (its match share × its pairs): in a
+ *   session whose pairs are all two people (no duplicates across the agencies, as the benchmark's
+ *   random records) EM fits m to the noise and the starting shape;
+ * - the levels in the order of the evidence they are: name exact > typo > 0 > conflict and date of
+ *   birth exact > slip > 0 > mismatch, and no other level (at its fixed weight) over a typo or a
+ *   slip. One inversion is repaired rather than refused (adoptableWeights): a typo weighing as much
+ *   as an exact word, or up to TYPO_OVER_EXACT_SLACK more, is put TYPO_UNDER_EXACT under it. In
+ *   log2(m / u) a typo can outweigh an exact word where typos are many and names one letter apart
+ *   few (FEBRL 2: 7.50 against 7.31 here, 7.64 against 7.32 in link-csv's estimate of the whole
+ *   file), but a misspelt name must not weigh more than the right one in a link shown to a user,
+ *   and taking the typo down only makes links harder;
+ * - each of the six within MAX_WEIGHT_SHIFT bits of its fixed weight (estimated on FEBRL 1–3).
+ *   The exact date of birth moves most with the data (it is about log2 of the days births spread
+ *   over: 10.1 to 12.5 bits on FEBRL 1–3 against 14.5 fixed); further than that is a fit gone wrong
+ *   rather than another population, and beyond what EM_CALIBRATION, fitted on FEBRL's estimates,
+ *   can be trusted for.
+ *
+ * The random pairs take some 2 s on one core (estimateMatchRate, at start, before the service
+ * answers); the background re-estimate (estimateMatchRateInSlices) gives the event loop back every
+ * couple of thousand of them, and after every EM iteration.
  */
-import { pairWeight, priorBitsFor } from '../matching/index.ts';
+import { finish, type LevelWeights, MIN_SESSION_PAIRS, type WeightEstimate, weightEstimation } from '../matching/em.ts';
+import { type PreparedRecord, pairWeight, priorBitsFor, type ScoreOptions } from '../matching/index.ts';
 import { estimatePrior } from '../matching/prior.ts';
-import { MIN_FREQUENCY_RECORDS } from '../matching/weights.ts';
-import type { MatchIndex } from './match-index.ts';
+import { DOB_WEIGHTS, MIN_FREQUENCY_RECORDS, NAME_WEIGHTS } from '../matching/weights.ts';
+import type { IndexEntry, MatchIndex } from './match-index.ts';
 
 /** Records sampled for an estimate. */
 export const MATCH_RATE_SAMPLE = 2000;
 /**
- * Candidate pairs scored for an estimate at most: the sample stops at the record that reaches this.
- * A pair's weight takes some 10–20 µs, and at 100,000 records of common names a record has 150
+ * Candidate pairs scored for r at most: r's part of the sample stops at the record that reaches
+ * this. A pair's weight takes some 10–20 µs, and at 100,000 records of common names a record has 150
  * or so candidates: some 60 records then, a few hundred where names say more.
  */
 export const MAX_MATCH_RATE_PAIRS = 10_000;
+/**
+ * Candidate pairs of the sample the weights are estimated from at most (the first
+ * MAX_MATCH_RATE_PAIRS of them are r's): the walk goes on to the record that reaches this. EM needs
+ * matches more than pairs: at 100,000 records of the benchmark's common names, a fifth of them
+ * with a match in another agency, 10,000 pairs are some 60 records and the sessions found 25 and
+ * 34 matches; 50,000 pairs are some 280 records, 109 and 170 matches. Comparing a pair for EM
+ * takes some 10 µs (no weight, no explanation): 0.5 s more.
+ */
+export const MAX_WEIGHT_PAIRS = 50_000;
 /** Candidate pairs scored between two yields of the event loop (some 20 ms) in a background estimate. */
 export const MATCH_RATE_SLICE_PAIRS = 1000;
 /** Fewest candidate pairs in the sample for an estimate (else r = 1). */
 export const MIN_MATCH_RATE_PAIRS = 200;
+/** Fewest matches each EM session must find for its weights to be adopted (see the header). */
+export const MIN_SESSION_MATCHES = 50;
+/** Furthest an adopted key weight may be from its fixed weight, in bits (see the header). */
+export const MAX_WEIGHT_SHIFT = 5;
+/** The most an estimated typo may weigh over an exact agreement and still be repaired (bits; see the header). */
+export const TYPO_OVER_EXACT_SLACK = 0.5;
+/** How far under the exact weight a repaired typo is put (bits). */
+export const TYPO_UNDER_EXACT = 0.25;
 /**
  * r is kept at least this. A sample of records with no match at all says "about one match in the
  * whole sample" (the EM's floor), not how rare matches really are; this keeps the prior at most
@@ -51,6 +106,21 @@ export function priorBitsForRate(size: number, matchesPerRecord: number): number
   return priorBitsFor(size / matchesPerRecord);
 }
 
+/** The level weights an estimate chose, and why. */
+export interface WeightChoice {
+  /** The weights to score with: estimated by EM when plausible, else undefined (the fixed weights). */
+  readonly adopted: LevelWeights | undefined;
+  /** What EM estimated, adopted or not (undefined: not tried, or estimateWeights gave nothing). */
+  readonly estimate: WeightEstimate | undefined;
+  /** Why the fixed weights stay (undefined when the estimated ones are adopted). */
+  readonly fixedBecause: string | undefined;
+  /** Records sampled for the weights, and their candidate pairs (MAX_WEIGHT_PAIRS). */
+  readonly records: number;
+  readonly pairs: number;
+  /** How long estimating the weights took (milliseconds; part of the estimate's `ms`). */
+  readonly ms: number;
+}
+
 export interface MatchRateEstimate {
   /** r: the matches an active record is expected to have among the other organizations' active records. */
   readonly matchesPerRecord: number;
@@ -58,7 +128,9 @@ export interface MatchRateEstimate {
   readonly estimated: boolean;
   /** The prior of a full search: a record against every active record of the other organizations (on average). */
   readonly priorBits: number;
-  /** Records sampled. */
+  /** The level weights to score with (r was estimated with them). */
+  readonly weights: WeightChoice;
+  /** Records sampled for r. */
   readonly sample: number;
   /** Their candidate pairs (with records of the other organizations). */
   readonly pairs: number;
@@ -68,63 +140,70 @@ export interface MatchRateEstimate {
   readonly ms: number;
 }
 
-/** Estimates r from the index at once (no side effect: see MatchRate for the index's own). */
-export function estimateMatchRate(index: MatchIndex, sampleSize: number = MATCH_RATE_SAMPLE): MatchRateEstimate {
-  const steps = estimation(index, sampleSize);
-  for (;;) {
-    const step = steps.next();
-    if (step.done) return step.value;
+/** Time spent working on an estimate: its slices, not the waits between them. */
+class WorkClock {
+  private spent = 0;
+  private since: number | undefined;
+
+  start(): void {
+    this.since = performance.now();
+  }
+
+  stop(): void {
+    if (this.since !== undefined) this.spent += performance.now() - this.since;
+    this.since = undefined;
+  }
+
+  /** Milliseconds worked so far, the slice under way included. */
+  get ms(): number {
+    return this.spent + (this.since === undefined ? 0 : performance.now() - this.since);
   }
 }
 
+const tenths = (ms: number) => Math.round(ms * 10) / 10;
+
+/** Estimates r and the weights from the index at once (no side effect: see MatchRate for the index's own). */
+export function estimateMatchRate(index: MatchIndex, sampleSize: number = MATCH_RATE_SAMPLE): MatchRateEstimate {
+  const clock = new WorkClock();
+  clock.start();
+  return finish(estimation(index, sampleSize, clock));
+}
+
 /**
- * estimateMatchRate in slices of MATCH_RATE_SLICE_PAIRS pairs, giving the event loop back between
- * them, so requests are answered while it runs. `ms` is the time spent estimating, not waiting.
+ * estimateMatchRate in slices (MATCH_RATE_SLICE_PAIRS pairs scored, em.ts's ESTIMATE_STEP pairs
+ * compared, one EM iteration), giving the event loop back between them, so requests are answered
+ * while it runs. `ms` is the time spent estimating, not waiting.
  */
 export async function estimateMatchRateInSlices(
   index: MatchIndex,
   sampleSize: number = MATCH_RATE_SAMPLE,
 ): Promise<MatchRateEstimate> {
-  const steps = estimation(index, sampleSize);
+  const clock = new WorkClock();
+  const steps = estimation(index, sampleSize, clock);
   for (;;) {
+    clock.start();
     const step = steps.next();
+    clock.stop();
     if (step.done) return step.value;
     await new Promise<void>((resolve) => setImmediate(resolve));
   }
 }
 
-/** The estimate, yielding after every MATCH_RATE_SLICE_PAIRS candidate pairs. */
-function* estimation(index: MatchIndex, sampleSize: number): Generator<void, MatchRateEstimate> {
-  let busy = 0;
-  let since = performance.now();
+/** The estimate: the sample's walk, the weights, then r with them (yielding between slices). */
+function* estimation(index: MatchIndex, sampleSize: number, clock: WorkClock): Generator<void, MatchRateEstimate> {
   const frequencies = index.frequencies();
-  const sample = index.namedCount >= MIN_FREQUENCY_RECORDS ? index.sampleNamed(sampleSize) : [];
-  const weights: number[] = [];
-  let comparable = 0;
-  let sampled = 0;
-  let pause = MATCH_RATE_SLICE_PAIRS;
-  for (const entry of sample) {
-    if (weights.length >= MAX_MATCH_RATE_PAIRS) break;
-    if (weights.length >= pause) {
-      pause = weights.length + MATCH_RATE_SLICE_PAIRS;
-      busy += performance.now() - since;
-      yield;
-      since = performance.now();
-    }
-    // Its record may have changed while the estimate waited: take it as it is now.
-    const current = index.get(entry.id);
-    if (!current || current.deleted) continue;
-    sampled++;
-    comparable += index.activeCount() - index.activeCount(current.organization);
-    const filter = { excludeOrganization: current.organization, excludeId: current.id };
-    index.forEachCandidate(current.keys, filter, (other) => {
-      weights.push(pairWeight(current.prepared, other.prepared, { frequencies }));
-    });
-  }
+  const sample = walkSample(index, sampleSize);
+  const weights = yield* chooseWeights(index, sample, clock);
+  const pairWeights = yield* weighPairs(sample, {
+    frequencies,
+    weights: weights.adopted,
+    strictNames: index.strictNames,
+  });
+  const sampled = sample.rate.records;
   let matchesPerRecord = 1;
-  const estimated = sampled > 0 && weights.length >= MIN_MATCH_RATE_PAIRS;
+  const estimated = sampled > 0 && pairWeights.length >= MIN_MATCH_RATE_PAIRS;
   if (estimated) {
-    const { expectedMatches } = estimatePrior(weights, comparable);
+    const { expectedMatches } = estimatePrior(pairWeights, sample.rate.comparable);
     matchesPerRecord = Math.max(MIN_MATCHES_PER_RECORD, expectedMatches / sampled);
   }
   const active = index.activeCount();
@@ -134,20 +213,183 @@ function* estimation(index: MatchIndex, sampleSize: number): Generator<void, Mat
     const n = index.activeCount(organization);
     if (active > 0) fullSearch += (n * (active - n)) / active;
   }
-  busy += performance.now() - since;
   return {
     matchesPerRecord,
     estimated,
     priorBits: priorBitsForRate(fullSearch, matchesPerRecord),
+    weights,
     sample: sampled,
-    pairs: weights.length,
+    pairs: pairWeights.length,
     active,
-    ms: Math.round(busy * 10) / 10,
+    ms: tenths(clock.ms),
+  };
+}
+
+/** The sample and its candidate pairs, as em.ts and estimatePrior take them. */
+interface Sample {
+  /** Named active records of the index when the sample was walked. */
+  readonly named: number;
+  /** The sampled records (active, named). */
+  readonly left: readonly PreparedRecord[];
+  /** Their candidates, each once. */
+  readonly candidates: readonly IndexEntry[];
+  /** Candidate pairs: [place in left, place in candidates]. */
+  readonly pairs: ReadonlyArray<readonly [number, number]>;
+  /**
+   * The part r is estimated from: the first `records` of left, up to the one that reached
+   * MAX_MATCH_RATE_PAIRS, their `pairs` first pairs, and the pairs they could be compared in at
+   * all (`comparable`: each with the other organizations' active records).
+   */
+  readonly rate: { readonly records: number; readonly pairs: number; readonly comparable: number };
+}
+
+/**
+ * The sample with its candidates among the other organizations' records (at most
+ * MAX_WEIGHT_PAIRS pairs: the sample stops at the record that reaches it). Unscored, the walk
+ * takes a few milliseconds, so it runs at once: the index as it is at one moment.
+ */
+function walkSample(index: MatchIndex, sampleSize: number): Sample {
+  const named = index.namedCount;
+  const entries = named >= MIN_FREQUENCY_RECORDS ? index.sampleNamed(sampleSize) : [];
+  const left: PreparedRecord[] = [];
+  const candidates: IndexEntry[] = [];
+  const placeOf = new Map<IndexEntry, number>();
+  const pairs: Array<readonly [number, number]> = [];
+  const rate = { records: 0, pairs: 0, comparable: 0 };
+  for (const entry of entries) {
+    if (pairs.length >= MAX_WEIGHT_PAIRS) break;
+    const forRate = pairs.length < MAX_MATCH_RATE_PAIRS;
+    const i = left.push(entry.prepared) - 1;
+    const filter = { excludeOrganization: entry.organization, excludeId: entry.id };
+    index.forEachCandidate(entry.keys, filter, (other) => {
+      let j = placeOf.get(other);
+      if (j === undefined) {
+        j = candidates.push(other) - 1;
+        placeOf.set(other, j);
+      }
+      pairs.push([i, j]);
+    });
+    if (!forRate) continue;
+    rate.records++;
+    rate.pairs = pairs.length;
+    rate.comparable += index.activeCount() - index.activeCount(entry.organization);
+  }
+  return { named, left, candidates, pairs, rate };
+}
+
+/**
+ * The sample's candidates, then every other active record: a sampled record against a record drawn
+ * from these is a random pair of the index (em.ts's u), and the candidate pairs keep their places.
+ */
+function population(index: MatchIndex, candidates: readonly IndexEntry[]): PreparedRecord[] {
+  const placed = new Set(candidates);
+  const records = candidates.map((entry) => entry.prepared);
+  index.forEachActive((entry) => {
+    if (!placed.has(entry)) records.push(entry.prepared);
+  });
+  return records;
+}
+
+/** The weights to score with: estimated from the sample by EM, adopted when plausible (see the header). */
+function* chooseWeights(index: MatchIndex, sample: Sample, clock: WorkClock): Generator<void, WeightChoice> {
+  const started = clock.ms;
+  const walked = { records: sample.left.length, pairs: sample.pairs.length };
+  const fixed = (fixedBecause: string, estimate?: WeightEstimate): WeightChoice => ({
+    adopted: undefined,
+    estimate,
+    fixedBecause,
+    ...walked,
+    ms: tenths(clock.ms - started),
+  });
+  if (sample.named < MIN_FREQUENCY_RECORDS) return fixed(`fewer than ${MIN_FREQUENCY_RECORDS} named records`);
+  if (sample.pairs.length < MIN_SESSION_PAIRS) return fixed(`${sample.pairs.length} candidate pairs`);
+  // The population as the walk left the index (no yield since), then a yield: some 60 ms at 100,000.
+  const right = population(index, sample.candidates);
+  yield;
+  const estimate = yield* weightEstimation(sample.left, sample.pairs, right);
+  if (!estimate) {
+    return fixed(`an EM session under ${MIN_SESSION_PAIRS} pairs, or agreement weighing no more than disagreement`);
+  }
+  const weights = adoptableWeights(estimate.weights);
+  const implausible = implausibility(estimate, weights);
+  if (implausible) return fixed(implausible, estimate);
+  return { adopted: weights, estimate, fixedBecause: undefined, ...walked, ms: tenths(clock.ms - started) };
+}
+
+/** The six weights an estimate sets, the plausibility rules check and the log shows (undefined: the fixed ones). */
+export function keyWeights(weights: LevelWeights | undefined) {
+  const name = weights?.name ?? NAME_WEIGHTS;
+  const dob = weights?.dob ?? DOB_WEIGHTS;
+  return {
+    name: { exact: name.exact, typo: name.typo, conflict: name.conflict },
+    dob: { exact: dob.exact, slip: dob.slip, mismatch: dob.mismatch },
   };
 }
 
 /**
- * The index's r: estimated at start (MatchRate.estimate), and again in the background when due
+ * The weights the service would score with from an estimate (see the header): its six key weights
+ * over the fixed weights of the other levels, a typo as heavy as an exact agreement (or up to
+ * TYPO_OVER_EXACT_SLACK heavier) put TYPO_UNDER_EXACT under it.
+ */
+export function adoptableWeights(estimated: LevelWeights): LevelWeights {
+  const { name, dob } = keyWeights(estimated);
+  const inverted = name.typo >= name.exact && name.typo <= name.exact + TYPO_OVER_EXACT_SLACK;
+  const typo = inverted ? name.exact - TYPO_UNDER_EXACT : name.typo;
+  return { name: { ...NAME_WEIGHTS, ...name, typo }, dob: { ...DOB_WEIGHTS, ...dob } };
+}
+
+/** Whether `w` is strictly decreasing: the levels in the order of the evidence they are. */
+const decreasing = (w: readonly number[]) => w.every((x, k) => k === 0 || x < (w[k - 1] as number));
+
+/** The first level of `levels` that weighs more than `top`. */
+const over = (levels: Readonly<Record<string, number>>, top: number) =>
+  Object.keys(levels).find((k) => levels[k]! > top);
+
+/** The first level of `weights` further than MAX_WEIGHT_SHIFT from its weight in `fixed`. */
+const shifted = (weights: Readonly<Record<string, number>>, fixed: Readonly<Record<string, number>>) =>
+  Object.keys(weights).find((k) => Math.abs(weights[k]! - fixed[k]!) > MAX_WEIGHT_SHIFT);
+
+/**
+ * Why `weights` (adoptableWeights of the estimate) are not plausible (see the header), or
+ * undefined when they are. The reasons name levels and figures only, never a record.
+ */
+export function implausibility(estimate: WeightEstimate, weights: LevelWeights): string | undefined {
+  for (const [field, session] of Object.entries(estimate.sessions)) {
+    const matches = session.matchShare * session.pairs;
+    if (session.pairs < MIN_SESSION_PAIRS) return `the ${field} session has ${session.pairs} pairs`;
+    if (matches < MIN_SESSION_MATCHES) return `the ${field} session found ${matches.toFixed(1)} matches`;
+  }
+  const { name, dob } = weights;
+  if (!decreasing([name.exact, name.typo, 0, name.conflict])) return 'name levels not exact > typo > 0 > conflict';
+  if (!decreasing([dob.exact, dob.slip, 0, dob.mismatch]))
+    return 'date-of-birth levels not exact > slip > 0 > mismatch';
+  const { exact: _exactName, typo, ...otherName } = name;
+  const { exact: _exactDob, slip, ...otherDob } = dob;
+  const overTypo = over(otherName, typo);
+  if (overTypo) return `name level ${overTypo} weighs more than a typo`;
+  const overSlip = over(otherDob, slip);
+  if (overSlip) return `date-of-birth level ${overSlip} weighs more than a slip`;
+  const key = keyWeights(weights);
+  const fixed = keyWeights(undefined);
+  for (const field of ['name', 'dob'] as const) {
+    const level = shifted(key[field], fixed[field]);
+    if (level) return `${field} ${level} more than ${MAX_WEIGHT_SHIFT} bits from its fixed weight`;
+  }
+  return undefined;
+}
+
+/** The total weight of each of r's pairs as it will be scored, yielding every MATCH_RATE_SLICE_PAIRS. */
+function* weighPairs(sample: Sample, options: ScoreOptions): Generator<void, Float64Array> {
+  const weights = new Float64Array(sample.rate.pairs);
+  for (const [k, [i, j]] of sample.pairs.slice(0, sample.rate.pairs).entries()) {
+    if (k > 0 && k % MATCH_RATE_SLICE_PAIRS === 0) yield;
+    weights[k] = pairWeight(sample.left[i]!, (sample.candidates[j] as IndexEntry).prepared, options);
+  }
+  return weights;
+}
+
+/**
+ * The index's r and level weights: estimated at start (MatchRate.estimate), and again in the background when due
  * (MatchRate.refresh): after changes of MATCH_RATE_CHANGE_SHARE of the active records (at least
  * MIN_MATCH_RATE_CHANGES), or after MATCH_RATE_MAX_AGE_MS with any change. One at a time.
  */
@@ -160,7 +402,7 @@ export class MatchRate {
     private readonly now: () => number = Date.now,
   ) {}
 
-  /** Estimates r now, at once, and gives it to the index. */
+  /** Estimates r and the weights now, at once, and gives them to the index. */
   estimate(): MatchRateEstimate {
     this.mark();
     return this.adopt(estimateMatchRate(this.index));
@@ -176,8 +418,8 @@ export class MatchRate {
   }
 
   /**
-   * When due and none is running, re-estimates r in slices (estimateMatchRateInSlices) and gives
-   * it to the index: the estimate's promise; else undefined.
+   * When due and none is running, re-estimates r and the weights in slices
+   * (estimateMatchRateInSlices) and gives them to the index: the estimate's promise; else undefined.
    */
   refresh(): Promise<MatchRateEstimate> | undefined {
     if (this.running || !this.due()) return undefined;
@@ -197,6 +439,7 @@ export class MatchRate {
 
   private adopt(estimate: MatchRateEstimate): MatchRateEstimate {
     this.index.setMatchesPerRecord(estimate.matchesPerRecord);
+    this.index.setWeights(estimate.weights.adopted);
     return estimate;
   }
 }

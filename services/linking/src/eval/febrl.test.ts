@@ -1,9 +1,10 @@
 import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { scoreCandidatePairs } from '../link-csv/score.ts';
 import { candidatePairs } from '../matching/blocking.ts';
-import { DEFAULT_THRESHOLD, prepareRecord, scorePrepared } from '../matching/scorer.ts';
-import { dedupeFebrl, linkageDataDir, linkCsvOptions, loadFebrl } from './febrl.ts';
+import { DEFAULT_THRESHOLD, prepareRecord } from '../matching/scorer.ts';
+import { dedupeFebrl, linkageDataDir, loadFebrl } from './febrl.ts';
 import { bestRecallAtPrecision, qualityAt, reliability } from './metrics.ts';
 
 const dir = linkageDataDir();
@@ -19,10 +20,10 @@ describe.skipIf(!present)('FEBRL 4 linkage quality', () => {
     const { pairs } = candidatePairs(a, b);
     expect(pairs.length).toBeLessThan(30_000); // 0.12% of the 25,000,000 pairs
     // As link-csv: the prior estimated from the pairs; one match per record here, so about log2(5000).
-    const options = linkCsvOptions(a, pairs, b);
+    const { options, confidences } = scoreCandidatePairs(a, pairs, b);
     expect(options.priorBits).toBeCloseTo(Math.log2(5000), 0);
-    const scored = pairs.map(([i, j]) => ({
-      confidence: scorePrepared(a[i]!, b[j]!, options).confidence,
+    const scored = pairs.map(([i, j], k) => ({
+      confidence: confidences[k]!,
       isMatch: rawA[i]!.entity === rawB[j]!.entity,
     }));
     const best = bestRecallAtPrecision(scored, 5000, 0.99);

@@ -6,6 +6,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parse } from 'csv-parse/sync';
+import { scoreCandidatePairs } from '../link-csv/score.ts';
 import { candidatePairs } from '../matching/blocking.ts';
 import { nameFrequencies } from '../matching/compare.ts';
 import { estimateWeights } from '../matching/em.ts';
@@ -59,12 +60,12 @@ export function loadFebrl(file: string, organization?: string): FebrlRecord[] {
 }
 
 /**
- * One FEBRL file deduplicated as `link-csv` does without `--right` (name-word frequencies, weights
- * and prior estimated from the file; with `fixed`, the service's fixed, calibrated weights): its
+ * One FEBRL file deduplicated as `link-csv` does without `--right` (link-csv/score.ts; with
+ * `strictNames`, as `link-csv --strict-names`; with `fixed`, as the service scores: scoreAsService): its
  * true pairs (records of one person), the candidate pairs of blocking and each one's confidence and
  * truth.
  */
-export function dedupeFebrl(file: string, fixed = false) {
+export function dedupeFebrl(file: string, fixed = false, strictNames = false) {
   const raw = loadFebrl(file);
   const records = raw.map((r) => prepareRecord(r));
   const sizes = new Map<string, number>();
@@ -72,12 +73,30 @@ export function dedupeFebrl(file: string, fixed = false) {
   let truePairs = 0;
   for (const n of sizes.values()) truePairs += (n * (n - 1)) / 2;
   const { pairs } = candidatePairs(records);
-  const options = linkCsvOptions(records, pairs, undefined, fixed);
-  const scored: ScoredPair[] = pairs.map(([i, j]) => ({
-    confidence: scorePrepared(records[i]!, records[j]!, options).confidence,
+  const { options, confidences } = fixed
+    ? scoreAsService(records, pairs)
+    : scoreCandidatePairs(records, pairs, undefined, { strictNames });
+  const scored: ScoredPair[] = pairs.map(([i, j], k) => ({
+    confidence: confidences[k]!,
     isMatch: raw[i]!.entity === raw[j]!.entity,
   }));
   return { records: records.length, truePairs, scored, priorBits: options.priorBits };
+}
+
+/**
+ * Candidate pairs (within `left`, or between `left` and `right`) scored as the service scores:
+ * its fixed, calibrated weights and name-word frequencies, each pair on its own (no pair explained
+ * by other matches), with the prior estimated from the pairs.
+ */
+export function scoreAsService(
+  left: readonly PreparedRecord[],
+  pairs: ReadonlyArray<readonly [number, number]>,
+  right?: readonly PreparedRecord[],
+) {
+  const options = linkCsvOptions(left, pairs, right, true);
+  const other = right ?? left;
+  const confidences = Float64Array.from(pairs, ([i, j]) => scorePrepared(left[i]!, other[j]!, options).confidence);
+  return { options, confidences };
 }
 
 /**

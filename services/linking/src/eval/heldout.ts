@@ -24,6 +24,7 @@
 
 import { Random as BaseRandom } from '@nrad/infra';
 import { type ScoredPair as ClusterPair, clusterRecords } from '../link-csv/cluster.ts';
+import { scoreCandidatePairs } from '../link-csv/score.ts';
 import { candidatePairs } from '../matching/blocking.ts';
 import { jaroWinkler } from '../matching/compare.ts';
 import {
@@ -32,9 +33,7 @@ import {
   type PreparedRecord,
   prepareRecord,
   type ScoreOptions,
-  scorePrepared,
 } from '../matching/scorer.ts';
-import { linkCsvOptions } from './febrl.ts';
 import type { ScoredPair } from './metrics.ts';
 
 export interface HeldoutRecord extends MatchInput {
@@ -582,6 +581,8 @@ export interface HeldoutDedupe {
   /** The candidate pairs of blocking, as indices into the records (parallel to `scored`). */
   readonly pairs: ReadonlyArray<readonly [number, number]>;
   readonly scored: ScoredPair[];
+  /** Whether each pair was explained by other matches (matching/partners.ts), parallel to `scored`. */
+  readonly explained: readonly boolean[];
   /** The prepared records and the options they were scored with (to explain a pair again). */
   readonly prepared: readonly PreparedRecord[];
   readonly scoreOptions: ScoreOptions;
@@ -591,20 +592,29 @@ export interface HeldoutDedupe {
 
 /**
  * A held-out set deduplicated as dedupeFebrl does a FEBRL file (and link-csv without --right):
- * blocking, then each candidate pair scored with name-word frequencies and the prior estimated from
- * the set (linkCsvOptions).
- * With `cluster`, also the quality of the groups link-csv --cluster would make.
+ * blocking, then each candidate pair scored as link-csv scores (link-csv/score.ts).
+ * With `cluster`, also the quality of the groups link-csv --cluster would make; with `strictNames`,
+ * as link-csv --strict-names.
  */
-export function dedupeHeldout(raw: readonly HeldoutRecord[], options: { cluster?: boolean } = {}): HeldoutDedupe {
+export function dedupeHeldout(
+  raw: readonly HeldoutRecord[],
+  options: { cluster?: boolean; strictNames?: boolean } = {},
+): HeldoutDedupe {
   const records = raw.map((r) => prepareRecord(r));
   const truePairs = truePairCount(raw);
   const { pairs } = candidatePairs(records);
-  const scoreOptions = linkCsvOptions(records, pairs);
-  const scored: ScoredPair[] = pairs.map(([i, j]) => ({
-    confidence: scorePrepared(records[i]!, records[j]!, scoreOptions).confidence,
+  const {
+    options: scoreOptions,
+    confidences,
+    explained,
+  } = scoreCandidatePairs(records, pairs, undefined, {
+    strictNames: options.strictNames === true,
+  });
+  const scored: ScoredPair[] = pairs.map(([i, j], k) => ({
+    confidence: confidences[k]!,
     isMatch: raw[i]!.entity === raw[j]!.entity,
   }));
-  const result = { records: records.length, truePairs, pairs, scored, prepared: records, scoreOptions };
+  const result = { records: records.length, truePairs, pairs, scored, explained, prepared: records, scoreOptions };
   if (!options.cluster) return result;
   const linked: ClusterPair[] = pairs.map(([i, j], k) => ({ i, j, confidence: scored[k]!.confidence }));
   const groups = clusterRecords(records.length, linked, { threshold: DEFAULT_THRESHOLD });

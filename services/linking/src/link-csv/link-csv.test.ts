@@ -49,6 +49,51 @@ const right = file(
 );
 
 describe('link-csv', () => {
+  it('--strict-names keeps look-alikes born the same day apart; by default they link', () => {
+    const people = file(
+      'twins.csv',
+      'id,given,surname,dob\n' +
+        'M,Manfred,Neumann,1961-04-09\n' +
+        'G,Gabriele,Neumann,1961-04-09\n' +
+        'H,Gabriele,Hartmann,1961-04-09\n',
+    );
+    const pairsOf = (...extra: string[]) => {
+      const out = path.join(dir, `twins-${extra.length}.csv`);
+      const r = run(
+        '--left',
+        people,
+        '--id',
+        'id',
+        '--given',
+        'given',
+        '--surname',
+        'surname',
+        '--dob',
+        'dob',
+        ...extra,
+        '--out',
+        out,
+      );
+      expect(r.code, r.err).toBe(0);
+      return {
+        err: r.err,
+        rows: new Map(
+          readPairs(out)
+            .slice(1)
+            .map(([a, b, c]) => [`${a}-${b}`, Number(c)]),
+        ),
+      };
+    };
+    const plain = pairsOf();
+    const strict = pairsOf('--strict-names');
+    expect(strict.err).toContain('strict names');
+    expect(plain.err).not.toContain('strict names');
+    expect(plain.rows.get('M-G')).toBeGreaterThanOrEqual(80);
+    expect(strict.rows.get('M-G') ?? 0).toBeLessThanOrEqual(20); // under --min 1: not written
+    // Gabriele with another surname (a married name) is weighed as before.
+    expect(strict.rows.get('G-H')).toBe(plain.rows.get('G-H'));
+  });
+
   it('links two files and writes left_id,right_id,confidence, highest first', () => {
     const out = path.join(dir, 'pairs.csv');
     const r = run(

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { generateHeldout } from '../eval/heldout.ts';
 import { candidatePairs } from './blocking.ts';
-import { estimateWeights, type LevelWeights } from './em.ts';
+import { ESTIMATE_STEP, estimateWeights, type LevelWeights, weightEstimation } from './em.ts';
 import { DEFAULT_THRESHOLD, prepareRecord, scorePair } from './scorer.ts';
 import { DOB_WEIGHTS, NAME_WEIGHTS } from './weights.ts';
 
@@ -30,6 +30,16 @@ describe('estimateWeights (EM)', () => {
 
   it('gives the same weights for the same data (a seeded draw of random pairs)', () => {
     expect(estimateWeights(records, pairs)).toEqual(estimateWeights(records, pairs));
+  });
+
+  it('gives the same estimate in steps (weightEstimation), yielding between them', () => {
+    const steps = weightEstimation(records, pairs);
+    let yields = 0;
+    let step = steps.next();
+    for (; !step.done; step = steps.next()) yields++;
+    expect(step.value).toEqual(estimateWeights(records, pairs));
+    // 200,000 random pairs in steps of ESTIMATE_STEP, the candidate pairs, every EM iteration.
+    expect(yields).toBeGreaterThanOrEqual(200_000 / ESTIMATE_STEP - 1 + step.value!.sessions.name.iterations);
   });
 
   it('gives nothing on too few pairs (the fixed weights are kept)', () => {

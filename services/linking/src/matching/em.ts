@@ -10,7 +10,9 @@
  *   words, or one typo). Within such a session the matches and non-matches are told apart by the
  *   estimated field alone (u held fixed), and the share of matches is estimated with m.
  *
- * Name words are counted per aligned position, as the scorer adds them. Pure functions, no I/O.
+ * Name words are counted per aligned position, as the scorer adds them. Pure functions, no I/O;
+ * weightEstimation is the same estimate in steps, for a caller that must not hold the event loop
+ * (the linking service's background re-estimate, domain/match-rate.ts).
  */
 import { compareDobs, compareNames, type NameComparison } from './compare.ts';
 import { hasName } from './normalize.ts';
@@ -90,18 +92,20 @@ function shares<K extends string>(keys: readonly K[], counts: Counts<K>): Counts
 
 /**
  * EM for m of one field with u fixed: each observation is a list of level counts (one level for a
- * date of birth, one per word position for a name); returns m and the share of matches.
+ * date of birth, one per word position for a name); returns m and the share of matches. Yields
+ * after every iteration (see weightEstimation).
  */
-function emSession<K extends string>(
+function* emSession<K extends string>(
   keys: readonly K[],
   observations: ReadonlyArray<Counts<K>>,
   u: Counts<K>,
   start: Counts<K>,
-): { m: Counts<K>; matchShare: number; iterations: number } {
+): Generator<void, { m: Counts<K>; matchShare: number; iterations: number }> {
   let m = { ...start };
   let lambda = 0.5;
   let iterations = 0;
   for (; iterations < 300; iterations++) {
+    if (iterations > 0) yield;
     const bits = Object.fromEntries(keys.map((k) => [k, Math.log2(m[k] / u[k])])) as Counts<K>;
     const prior = Math.log2(lambda / (1 - lambda));
     const expected = zeros(keys);
@@ -152,46 +156,38 @@ export function estimateWeights(
   right?: readonly PreparedRecord[],
   options: EstimateOptions = {},
 ): WeightEstimate | undefined {
+  return finish(weightEstimation(left, pairs, right, options));
+}
+
+/** Runs steps (a generator that yields between them) to the end at once: their result. */
+export function finish<T>(steps: Generator<void, T>): T {
+  for (;;) {
+    const step = steps.next();
+    if (step.done) return step.value;
+  }
+}
+
+/** Random pairs drawn, or candidate pairs compared, between two yields of weightEstimation (some 20 ms). */
+export const ESTIMATE_STEP = 2000;
+
+/**
+ * estimateWeights in steps: yields after every ESTIMATE_STEP random or candidate pairs and after
+ * every EM iteration, so that a caller can give the event loop back between them (the linking
+ * service re-estimates in the background; the 200,000 random pairs alone take some 2 s). The
+ * result is estimateWeights', computed in the same order.
+ */
+export function* weightEstimation(
+  left: readonly PreparedRecord[],
+  pairs: ReadonlyArray<readonly [number, number]>,
+  right?: readonly PreparedRecord[],
+  options: EstimateOptions = {},
+): Generator<void, WeightEstimate | undefined> {
   const other = right ?? left;
-  // u: random pairs of the data.
-  const random = rng(options.seed ?? 20261124);
-  const draws = options.randomPairs ?? 200_000;
-  const uName = zeros(TOKEN_LEVELS);
-  const uDob = zeros(DOB_LEVELS);
-  let drawn = 0;
-  for (let k = 0; k < draws && left.length > 0 && other.length > 1; k++) {
-    const a = left[Math.floor(random() * left.length)]!;
-    const b = other[Math.floor(random() * other.length)]!;
-    if (a === b) continue;
-    drawn++;
-    if (hasName(a.name) && hasName(b.name)) {
-      const counts = nameCounts(compareNames(a.name, b.name));
-      for (const level of TOKEN_LEVELS) uName[level] += counts[level];
-    }
-    if (a.dob && b.dob) uDob[compareDobs(a.dob, b.dob).level]++;
-  }
-  const u = { name: shares(TOKEN_LEVELS, uName), dob: shares(DOB_LEVELS, uDob) };
-  // The two sessions: names where the dates of birth are the same; dates where the names agree.
-  const nameObs: Array<Counts<TokenLevel>> = [];
-  const dobObs: Array<Counts<DobLevel>> = [];
-  for (const [i, j] of pairs) {
-    const a = left[i]!;
-    const b = other[j]!;
-    if (!hasName(a.name) || !hasName(b.name)) continue;
-    const c = compareNames(a.name, b.name);
-    const dob = a.dob && b.dob ? compareDobs(a.dob, b.dob).level : undefined;
-    if (dob === 'exact') nameObs.push(nameCounts(c));
-    const agree =
-      c.conflicts === 0 && c.pairs.length >= 2 && c.pairs.every((p) => p.level === 'exact' || p.level === 'typo');
-    if (agree && dob) {
-      const counts = zeros(DOB_LEVELS);
-      counts[dob] = 1;
-      dobObs.push(counts);
-    }
-  }
+  const { u, drawn } = yield* randomPairShares(left, other, options);
+  const { nameObs, dobObs } = yield* sessionObservations(left, other, pairs);
   if (nameObs.length < MIN_SESSION_PAIRS || dobObs.length < MIN_SESSION_PAIRS) return undefined;
-  const names = emSession(TOKEN_LEVELS, nameObs, u.name, START_NAME);
-  const dobs = emSession(DOB_LEVELS, dobObs, u.dob, START_DOB);
+  const names = yield* emSession(TOKEN_LEVELS, nameObs, u.name, START_NAME);
+  const dobs = yield* emSession(DOB_LEVELS, dobObs, u.dob, START_DOB);
   const weights: LevelWeights = {
     name: Object.fromEntries(
       TOKEN_LEVELS.map((k) => [k, clampBits(Math.log2(names.m[k] / u.name[k]))]),
@@ -209,4 +205,57 @@ export function estimateWeights(
     },
     randomPairs: drawn,
   };
+}
+
+/** u: each level's share among random pairs of the data (left × other), and how many were drawn. */
+function* randomPairShares(
+  left: readonly PreparedRecord[],
+  other: readonly PreparedRecord[],
+  options: EstimateOptions,
+): Generator<void, { u: WeightEstimate['u']; drawn: number }> {
+  const random = rng(options.seed ?? 20261124);
+  const draws = options.randomPairs ?? 200_000;
+  const uName = zeros(TOKEN_LEVELS);
+  const uDob = zeros(DOB_LEVELS);
+  let drawn = 0;
+  for (let k = 0; k < draws && left.length > 0 && other.length > 1; k++) {
+    if (k > 0 && k % ESTIMATE_STEP === 0) yield;
+    const a = left[Math.floor(random() * left.length)]!;
+    const b = other[Math.floor(random() * other.length)]!;
+    if (a === b) continue;
+    drawn++;
+    if (hasName(a.name) && hasName(b.name)) {
+      const counts = nameCounts(compareNames(a.name, b.name));
+      for (const level of TOKEN_LEVELS) uName[level] += counts[level];
+    }
+    if (a.dob && b.dob) uDob[compareDobs(a.dob, b.dob).level]++;
+  }
+  return { u: { name: shares(TOKEN_LEVELS, uName), dob: shares(DOB_LEVELS, uDob) }, drawn };
+}
+
+/** The two sessions' observations: names where the dates of birth are the same; dates where the names agree. */
+function* sessionObservations(
+  left: readonly PreparedRecord[],
+  other: readonly PreparedRecord[],
+  pairs: ReadonlyArray<readonly [number, number]>,
+): Generator<void, { nameObs: Array<Counts<TokenLevel>>; dobObs: Array<Counts<DobLevel>> }> {
+  const nameObs: Array<Counts<TokenLevel>> = [];
+  const dobObs: Array<Counts<DobLevel>> = [];
+  for (const [k, [i, j]] of pairs.entries()) {
+    if (k > 0 && k % ESTIMATE_STEP === 0) yield;
+    const a = left[i]!;
+    const b = other[j]!;
+    if (!hasName(a.name) || !hasName(b.name)) continue;
+    const c = compareNames(a.name, b.name);
+    const dob = a.dob && b.dob ? compareDobs(a.dob, b.dob).level : undefined;
+    if (dob === 'exact') nameObs.push(nameCounts(c));
+    const agree =
+      c.conflicts === 0 && c.pairs.length >= 2 && c.pairs.every((p) => p.level === 'exact' || p.level === 'typo');
+    if (agree && dob) {
+      const counts = zeros(DOB_LEVELS);
+      counts[dob] = 1;
+      dobObs.push(counts);
+    }
+  }
+  return { nameObs, dobObs };
 }

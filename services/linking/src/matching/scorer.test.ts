@@ -162,6 +162,71 @@ describe('scorePair: names', () => {
     expect(isMatch(replaced)).toBe(true);
   });
 
+  describe('strictNames: one agreeing word beside a disagreeing one', () => {
+    const day = { suspectDob: '1961-04-09' };
+    it('keeps look-alikes born the same day apart (links that must not form)', () => {
+      // Manfred and Gabriele Neumann: by default linked (FEBRL's replaced given names), strict not.
+      const manfred = rec({ suspectName: 'Manfred Neumann', ...day });
+      const gabriele = other({ suspectName: 'Gabriele Neumann', ...day });
+      expect(isMatch(scorePair(manfred, gabriele))).toBe(true);
+      const strict = scorePair(manfred, gabriele, { strictNames: true });
+      expect(strict.confidence).toBeLessThanOrEqual(20);
+      expect(field(strict, 'suspectName').detail).toContain('links only when it is rare, exact and in the same part');
+      // A typo-level agreement beside another given name (Schmidt ~ Schmitt) is never enough.
+      const schmitt = scorePair(
+        rec({ givenName: 'Anna', surname: 'Schmidt', ...day }),
+        other({ givenName: 'Berta', surname: 'Schmitt', ...day }),
+        { strictNames: true },
+      );
+      expect(schmitt.confidence).toBeLessThanOrEqual(20);
+      // Nor an agreement across the parts beside a disagreeing word.
+      const across = scorePair(
+        rec({ givenName: 'Neumann', surname: 'Bauer', ...day }),
+        other({ givenName: 'Gabriele', surname: 'Neumann', ...day }),
+        { strictNames: true },
+      );
+      expect(across.confidence).toBeLessThanOrEqual(20);
+    });
+
+    it('still links a rare exact surname with the same date of birth, and a changed surname (links that must form)', () => {
+      // Frequencies over 2,000 named records: 'Quarrington' once on each side is rare, 'Smith' is not.
+      const names = [
+        ...Array.from({ length: 1000 }, (_, k) => prepareNameParts(`Given${k}`, 'Smith')),
+        ...Array.from({ length: 998 }, (_, k) => prepareNameParts(`Other${k}`, `Surname${k}`)),
+        prepareNameParts('Manfred', 'Quarrington'),
+        prepareNameParts('Gabriele', 'Quarrington'),
+      ];
+      const frequencies = nameFrequencies(names);
+      expect(frequencies).toBeDefined();
+      const rare = scorePair(
+        rec({ givenName: 'Manfred', surname: 'Quarrington', ...day }),
+        other({ givenName: 'Gabriele', surname: 'Quarrington', ...day }),
+        { strictNames: true, frequencies },
+      );
+      expect(isMatch(rare)).toBe(true);
+      const common = scorePair(
+        rec({ givenName: 'Manfred', surname: 'Smith', ...day }),
+        other({ givenName: 'Gabriele', surname: 'Smith', ...day }),
+        { strictNames: true, frequencies },
+      );
+      expect(common.confidence).toBeLessThanOrEqual(20);
+      // The same rare surname with another date of birth (one slip) is not enough either.
+      const slip = scorePair(
+        rec({ givenName: 'Manfred', surname: 'Quarrington', ...day }),
+        other({ givenName: 'Gabriele', surname: 'Quarrington', suspectDob: '1961-04-08' }),
+        { strictNames: true, frequencies },
+      );
+      expect(slip.confidence).toBeLessThanOrEqual(20);
+      // The given name agreeing and the surname another (a married name) is weighed as before.
+      const married = rec({ givenName: 'Gabriele', surname: 'Neumann', ...day });
+      const renamed = other({ givenName: 'Gabriele', surname: 'Hartmann', ...day });
+      expect(scorePair(married, renamed, { strictNames: true }).confidence).toBe(
+        scorePair(married, renamed).confidence,
+      );
+      expect(isMatch(scorePair(married, renamed, { strictNames: true }))).toBe(true);
+    });
+  });
+
   it('gives a full name no evidence when it is a placeholder', () => {
     for (const placeholder of ['UNKNOWN', 'N/A', '---', 'Not known', 'XXX', '', '  ']) {
       const r = scorePair(

@@ -44,6 +44,7 @@ import {
   MAX_WEIGHT_WITHOUT_NAME,
   NAME_WEIGHTS,
   PRIOR_BITS,
+  RARE_WORD_SHARE,
 } from './weights.ts';
 
 /** The fields of a record the scorer reads. */
@@ -134,6 +135,12 @@ export interface ScoreOptions {
    * estimateWeights), in place of the fixed ones. The word-frequency adjustment still applies.
    */
   readonly weights?: LevelWeights | undefined;
+  /**
+   * One name word agreeing beside one that disagrees outright links only with strong further
+   * evidence (loneAgreement): twins and siblings kept apart, at the cost of true pairs with a name
+   * word replaced (ADR 0007 gives the figures both ways). Off by default.
+   */
+  readonly strictNames?: boolean | undefined;
 }
 
 /** Normalizes a record's fields once (names folded, placeholders dropped, dates checked). */
@@ -206,6 +213,8 @@ interface FieldScore {
   detail?: string;
   /** Names only: whether they agree enough to carry a link (see namesAgree). */
   agrees?: boolean;
+  /** Whether the field disagrees somewhere: a name word against another, dates of birth that differ. */
+  disagrees?: boolean;
 }
 
 /**
@@ -248,7 +257,11 @@ function nameScore(
   });
   if (c.conflicts > 0) parts.push(`${c.conflicts} word${c.conflicts > 1 ? 's' : ''} disagree`);
   const agrees = namesAgree(c, weight);
-  return { score: { field: 'suspectName', status, weight, detail: parts.join('; '), agrees }, comparison: c };
+  const disagrees = c.conflicts > 0;
+  return {
+    score: { field: 'suspectName', status, weight, detail: parts.join('; '), agrees, disagrees },
+    comparison: c,
+  };
 }
 
 /** Levels at which one aligned word is, on its own, real agreement of two names. */
@@ -278,18 +291,21 @@ function dobScore(a: PreparedDate | undefined, b: PreparedDate | undefined, weig
   const c: DobComparison = weights ? { ...compared, weight: weights.dob[compared.level] } : compared;
   if (c.level === 'exact') return { field: 'suspectDob', status: 'match', weight: c.weight, detail: 'same date' };
   if (c.level === 'slip') return { field: 'suspectDob', status: 'partial', weight: c.weight, detail: c.slip };
+  // Beyond one slip, the dates disagree (even where that weighs nothing: see DOB_WEIGHTS).
+  const disagrees = true;
   if (c.level === 'near') {
     const detail = daysApart(Math.abs(a.days - b.days));
-    return { field: 'suspectDob', status: 'partial', weight: c.weight, detail };
+    return { field: 'suspectDob', status: 'partial', weight: c.weight, detail, disagrees };
   }
   if (c.level === 'impossible') {
     const detail = a.impossible && b.impossible ? 'impossible dates' : 'an impossible date, not one slip of the other';
-    return { field: 'suspectDob', status: 'missing', weight: c.weight, detail };
+    return { field: 'suspectDob', status: 'missing', weight: c.weight, detail, disagrees };
   }
   if (c.level === 'twoParts') {
-    return { field: 'suspectDob', status: 'mismatch', weight: c.weight, detail: 'two of year, month and day agree' };
+    const detail = 'two of year, month and day agree';
+    return { field: 'suspectDob', status: 'mismatch', weight: c.weight, detail, disagrees };
   }
-  return { field: 'suspectDob', status: 'mismatch', weight: c.weight, detail: 'different dates' };
+  return { field: 'suspectDob', status: 'mismatch', weight: c.weight, detail: 'different dates', disagrees };
 }
 
 function incidentScore(a: PreparedDate | undefined, b: PreparedDate | undefined): FieldScore {
@@ -340,23 +356,41 @@ export function pairWeight(a: PreparedRecord, b: PreparedRecord, options: ScoreO
   return totalWeight(fieldScores(a, b, options), options);
 }
 
+/** A pair's weight before the cap, and what else link-csv needs to know of the pair (pairWeightParts). */
+export interface PairParts {
+  /** The sum of the field weights. */
+  readonly sum: number;
+  /** Whether the names agree enough to carry a link (else the weight is capped). */
+  readonly namesAgree: boolean;
+  /** The names agree with no word against another, and the dates of birth are the same. */
+  readonly confirmed: boolean;
+  /** A name word disagrees, or the dates of birth are more than one slip apart. */
+  readonly disagrees: boolean;
+}
+
 /**
  * A pair's weight before the cap (pairWeight = cappedWeight(pairWeightParts(a, b, options),
- * options)): the sum of the field weights and whether the names agree enough to carry a link. The
- * cap depends on the prior, so link-csv weighs each pair once and caps it for the prior's estimate
- * and again, at the estimated prior, for its confidence.
+ * options)): the sum of the field weights, whether the names agree enough to carry a link, and
+ * whether the pair is confirmed or disagrees somewhere (for matching/partners.ts). The cap depends
+ * on the prior, so link-csv weighs each pair once and caps it for the prior's estimate and again,
+ * at the estimated prior, for its confidence.
  */
-export function pairWeightParts(
-  a: PreparedRecord,
-  b: PreparedRecord,
-  options: ScoreOptions = {},
-): { sum: number; namesAgree: boolean } {
-  const scores = fieldScores(a, b, options);
-  return { sum: scores.reduce((s, f) => s + f.weight, 0), namesAgree: scores[0]!.agrees === true };
+export function pairWeightParts(a: PreparedRecord, b: PreparedRecord, options: ScoreOptions = {}): PairParts {
+  const [name, dob, ...rest] = fieldScores(a, b, options) as [FieldScore, FieldScore, ...FieldScore[]];
+  const namesAgree = name.agrees === true;
+  return {
+    sum: rest.reduce((s, f) => s + f.weight, name.weight + dob.weight),
+    namesAgree,
+    confirmed: namesAgree && !name.disagrees && dob.status === 'match',
+    disagrees: name.disagrees === true || dob.disagrees === true,
+  };
 }
 
 /** The total weight of a pair from its parts: capped (weightWithoutName) unless the names agree. */
-export function cappedWeight(parts: { sum: number; namesAgree: boolean }, options: ScoreOptions = {}): number {
+export function cappedWeight(
+  parts: { readonly sum: number; readonly namesAgree: boolean },
+  options: ScoreOptions = {},
+): number {
   return parts.namesAgree ? parts.sum : Math.min(parts.sum, weightWithoutName(options));
 }
 
@@ -368,8 +402,38 @@ function totalWeight(scores: readonly FieldScore[], options: ScoreOptions): numb
 function fieldScores(a: PreparedRecord, b: PreparedRecord, options: ScoreOptions): FieldScore[] {
   const dob = dobScore(a.dob, b.dob, options.weights);
   const caseFields = [incidentScore(a.incidentDate, b.incidentDate), amountScore(a.caseAmount, b.caseAmount)];
-  const name = nameScore(a.name, b.name, options.frequencies, options.weights).score;
+  const { score, comparison } = nameScore(a.name, b.name, options.frequencies, options.weights);
+  const name =
+    comparison && options.strictNames ? loneAgreement(score, comparison, dob, options.frequencies, a.name) : score;
   return [name, dob, ...caseFields.map((f) => corroborating(f, dob))];
+}
+
+/**
+ * With ScoreOptions.strictNames: one name word agreeing beside one that disagrees outright
+ * (Manfred / Gabriele Neumann born the same day) is what twins and siblings look like, not only a
+ * name written wrongly, so it carries a link only with strong further evidence — the agreeing word exact, in the same part of the name,
+ * rare (at most RARE_WORD_SHARE of named records; without name-word frequencies nothing is known
+ * to be rare), and the same date of birth. Otherwise the names count as not agreeing, and the pair
+ * is capped as such (weightWithoutName: under 20%). When the parts are known and the agreeing
+ * word is the given name (the surname differs: a married name, a surname written wrongly), the
+ * pair is weighed as before. A typo-level or cross-part agreement beside a disagreeing word
+ * (Schmidt ~ Schmitt beside another given name) is never enough.
+ */
+function loneAgreement(
+  name: FieldScore,
+  c: NameComparison,
+  dob: FieldScore,
+  frequencies: NameFrequencies | undefined,
+  first: PreparedName,
+): FieldScore {
+  if (!name.agrees || c.conflicts === 0 || c.pairs.length !== 1) return name;
+  const pair = c.pairs[0]!;
+  if (!pair.crossRole && first.roles?.[first.tokens.indexOf(pair.a)] === 'given') return name;
+  const rare = frequencies !== undefined && frequencies(pair.a) <= RARE_WORD_SHARE;
+  if (pair.level === 'exact' && !pair.crossRole && rare && dob.status === 'match') return name;
+  const note =
+    'one word agreeing beside a disagreeing one links only when it is rare, exact and in the same part, with the same date of birth';
+  return { ...name, agrees: false, detail: name.detail ? `${name.detail}; ${note}` : note };
 }
 
 /**

@@ -127,6 +127,11 @@ export const EM_CALIBRATION: Calibration = { slope: 0.94, offset: 1.8 };
 export const REFERENCE_WORD_SHARE = 0.004;
 export const MAX_FREQUENCY_BONUS = 5;
 export const MAX_FREQUENCY_PENALTY = 3;
+/**
+ * A word at most this common (one named record in 1,000) is rare enough to carry a link beside a
+ * disagreeing word (scorer.ts: loneAgreement).
+ */
+export const RARE_WORD_SHARE = 0.001;
 /** Shares below this are treated as this (one record in 20,000). */
 export const MIN_WORD_SHARE = 0.00005;
 /** Frequencies from fewer named records than this are not used. */

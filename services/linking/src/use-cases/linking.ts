@@ -25,8 +25,9 @@ import { type LinkDoc, type LinkingStore, LinkTakenError, linkFromDoc } from '..
 import type { LinkRegistry } from '../domain/link-registry.ts';
 import { pairKeyOf } from '../domain/link-registry.ts';
 import { entryFor, type IndexEntry, type MatchIndex, type ScoredCandidate } from '../domain/match-index.ts';
-import type { MatchRate, MatchRateEstimate } from '../domain/match-rate.ts';
+import { keyWeights, type MatchRate, type MatchRateEstimate, type WeightChoice } from '../domain/match-rate.ts';
 import type { LinkRelay } from '../events/link-relay.ts';
+import type { LevelWeights } from '../matching/em.ts';
 import { blockingKeys, type MatchResult, prepareRecord, scorePrepared } from '../matching/index.ts';
 
 export const RECORD_NOT_FOUND = 'Record not found';
@@ -38,7 +39,7 @@ export const SAME_ORGANIZATION = 'Records of the same organization cannot be lin
 export interface LinkingDeps {
   store: LinkingStore;
   index: MatchIndex;
-  /** The index's match rate (the prior's r), re-estimated as the records change. */
+  /** The index's match rate (the prior's r) and weights, re-estimated as the records change. */
   matchRate: MatchRate;
   links: LinkRegistry;
   relay: LinkRelay;
@@ -79,21 +80,52 @@ export async function applyRecordEvents(deps: LinkingDeps, events: readonly Reco
   refreshMatchRate(deps);
 }
 
+const hundredths = (x: number) => Math.round(x * 100) / 100;
+
 /** The match rate's fields for the log (no record data). */
 export function matchRateLog(estimate: MatchRateEstimate) {
   return {
     matchesPerRecord: Math.round(estimate.matchesPerRecord * 1000) / 1000,
     estimated: estimate.estimated,
-    priorBits: Math.round(estimate.priorBits * 100) / 100,
+    priorBits: hundredths(estimate.priorBits),
+    weights: weightsLog(estimate.weights),
     sample: estimate.sample,
     pairs: estimate.pairs,
     ms: estimate.ms,
   };
 }
 
+/** The six key weights (keyWeights), rounded to hundredths of a bit. */
+function roundedKeyWeights(weights: LevelWeights | undefined) {
+  const { name, dob } = keyWeights(weights);
+  const round = (levels: Record<string, number>) =>
+    Object.fromEntries(Object.entries(levels).map(([level, w]) => [level, hundredths(w)]));
+  return { name: round(name), dob: round(dob) };
+}
+
 /**
- * Re-estimates the index's match rate in the background when the records have changed enough
- * (MatchRate.refresh); logs the new one. Events and requests go on meanwhile.
+ * Which weights score ('estimated' or 'fixed') and their key weights; when the fixed ones stay
+ * despite an estimate, why and the estimate's key weights; what EM saw (records, candidate pairs,
+ * the sessions' pairs); the time.
+ */
+export function weightsLog(choice: WeightChoice) {
+  const { estimate } = choice;
+  return {
+    inUse: choice.adopted ? 'estimated' : 'fixed',
+    ...roundedKeyWeights(choice.adopted),
+    ...(choice.fixedBecause ? { fixedBecause: choice.fixedBecause } : {}),
+    ...(estimate && !choice.adopted ? { rejected: roundedKeyWeights(estimate.weights) } : {}),
+    records: choice.records,
+    pairs: choice.pairs,
+    ...(estimate ? { sessionPairs: { name: estimate.sessions.name.pairs, dob: estimate.sessions.dob.pairs } } : {}),
+    ms: choice.ms,
+  };
+}
+
+/**
+ * Re-estimates the index's match rate and weights in the background when the records have changed
+ * enough (MatchRate.refresh); logs the new ones (which weights score, and why). Events and requests
+ * go on meanwhile.
  */
 export function refreshMatchRate(deps: LinkingDeps): void {
   const refreshing = deps.matchRate.refresh();
@@ -204,11 +236,9 @@ async function ownRecord(deps: LinkingDeps, user: UserIdentity, id: string): Pro
   return entry;
 }
 
+/** A manual link's score: as a search of b's organization would score the pair (MatchIndex.scoreOptions). */
 function scoreAgainst(deps: LinkingDeps, a: IndexEntry, b: IndexEntry): MatchResult {
-  return scorePrepared(a.prepared, b.prepared, {
-    frequencies: deps.index.frequencies(),
-    priorBits: deps.index.priorBits(deps.index.activeCount(b.organization)),
-  });
+  return scorePrepared(a.prepared, b.prepared, deps.index.scoreOptions(deps.index.activeCount(b.organization)));
 }
 
 function candidateView({ entry, result }: ScoredCandidate): MatchCandidate {
