@@ -118,6 +118,8 @@ export class MatchIndex {
   private puts = 0;
   /** r: the matches a record is expected to have in a search (see priorBits). */
   private rate = 1;
+  /** Whether r came from the data (match-rate.ts) rather than assumed. */
+  private rateEstimated = false;
   /** Level weights estimated from the records (see weights), or undefined: the fixed weights. */
   private levelWeights: LevelWeights | undefined;
   private readonly waiters = new Map<string, Set<() => void>>();
@@ -161,14 +163,16 @@ export class MatchIndex {
     return this.rate;
   }
 
-  setMatchesPerRecord(rate: number): void {
+  /** Sets r; `estimated`: from the data (see priorBitsForRate), else assumed. */
+  setMatchesPerRecord(rate: number, estimated = false): void {
     if (!(rate > 0) || !Number.isFinite(rate)) throw new RangeError(`matches per record must be positive: ${rate}`);
     this.rate = rate;
+    this.rateEstimated = estimated;
   }
 
   /** The prior (ScoreOptions.priorBits) for a search of `searched` records: priorBitsForRate with r. */
   priorBits(searched: number): number {
-    return priorBitsForRate(searched, this.rate);
+    return priorBitsForRate(searched, this.rate, this.rateEstimated);
   }
 
   /**

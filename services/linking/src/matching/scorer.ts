@@ -411,9 +411,9 @@ function fieldScores(a: PreparedRecord, b: PreparedRecord, options: ScoreOptions
 /**
  * With ScoreOptions.strictNames: one name word agreeing beside one that disagrees outright
  * (Manfred / Gabriele Neumann born the same day) is what twins and siblings look like, not only a
- * name written wrongly, so it carries a link only with strong further evidence — the agreeing word exact, in the same part of the name,
- * rare (at most RARE_WORD_SHARE of named records; without name-word frequencies nothing is known
- * to be rare), and the same date of birth. Otherwise the names count as not agreeing, and the pair
+ * name written wrongly, so it carries a link only with strong further evidence — the agreeing
+ * word exact, in the same part of the name, rare (at most RARE_WORD_SHARE of named records;
+ * without name-word frequencies nothing is known to be rare), and the same date of birth. Otherwise the names count as not agreeing, and the pair
  * is capped as such (weightWithoutName: under 20%). When the parts are known and the agreeing
  * word is the given name (the surname differs: a married name, a surname written wrongly), the
  * pair is weighed as before. A typo-level or cross-part agreement beside a disagreeing word
