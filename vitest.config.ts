@@ -41,6 +41,7 @@ export default defineConfig({
       project('ingest', './services/ingest'),
       project('report', './services/report'),
       project('ops', './services/ops'),
+      project('audit', './services/audit'),
       project('gateway', './gateway'),
       // Whole journeys in a real browser: minutes are allowed, not 30 seconds.
       { test: { ...project('e2e', './frontends/e2e').test, testTimeout: 120_000 } },

@@ -1,4 +1,5 @@
 export * from './admin.ts';
+export * from './audit.ts';
 export * from './auth.ts';
 export * from './common.ts';
 export * from './countries.ts';
