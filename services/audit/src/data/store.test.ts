@@ -1,0 +1,79 @@
+import type { AuditEvent } from '@nrad/contracts';
+import { testNamespace } from '@nrad/infra/harness';
+import { connectMongo } from '@nrad/service-kit';
+import { afterAll, beforeEach, describe, expect, it } from 'vitest';
+import { AuditStore, ENTRIES_COLLECTION } from './store.ts';
+
+/** The audit store on the real store (our FerretDB build, or MongoDB when MONGO_URL says so). */
+const t = testNamespace();
+const db = await connectMongo({ url: t.mongoUrl, dbName: t.db('audit') });
+afterAll(() => db.close());
+const store = new AuditStore(db);
+await store.init();
+
+beforeEach(async () => {
+  await store.entries.deleteMany({});
+  await store.anchors.deleteMany({});
+});
+
+let next = 0;
+const event = (over: Partial<AuditEvent> = {}): AuditEvent => {
+  next++;
+  return {
+    id: `evt-${next}`,
+    action: 'record.read',
+    at: new Date(Date.UTC(2026, 10, 25, 9, 0, next % 60)).toISOString(),
+    userId: `user-${next % 4}`,
+    organization: 'FIA',
+    recordIds: [`rec-${next}`],
+    requestId: `req-${next}`,
+    clientAddress: '10.1.2.3',
+    service: 'records',
+    ...over,
+  };
+};
+
+describe('the audit store', () => {
+  it('appends events as a chain that verifies, each event once however often it comes', async () => {
+    const events = Array.from({ length: 12 }, (_, k) =>
+      event(k === 3 ? { action: 'namlc.check', detail: { organization: 'BPS', matches: 2 } } : {}),
+    );
+    for (const e of events) expect((await store.append(e)).stored).toBe(true);
+    const again = await store.append(events[5]!);
+    expect(again).toMatchObject({ stored: false, entry: { seq: 6, id: events[5]!.id } });
+    expect(await store.entries.countDocuments()).toBe(12);
+    const report = await store.verify();
+    expect(report).toMatchObject({ checked: 12, last: { seq: 12 } });
+    expect(report.broken).toBeUndefined();
+  });
+
+  it('keeps one chain when appends race (seq taken: tried again)', async () => {
+    const events = Array.from({ length: 8 }, () => event());
+    const results = await Promise.all(events.map((e) => store.append(e)));
+    expect(results.every((r) => r.stored)).toBe(true);
+    expect(results.map((r) => r.entry.seq).sort((a, b) => a - b)).toEqual([1, 2, 3, 4, 5, 6, 7, 8]);
+    expect((await store.verify()).broken).toBeUndefined();
+  });
+
+  it('names the first entry edited or removed in the database afterwards', async () => {
+    for (let k = 0; k < 6; k++) await store.append(event());
+    await store.entries.collection.updateOne({ _id: 4 as never }, { $set: { userId: 'someone-else' } });
+    expect((await store.verify()).broken).toEqual({
+      seq: 4,
+      reason: 'its fields do not hash to its hash (the entry was changed)',
+    });
+
+    await store.entries.deleteMany({});
+    for (let k = 0; k < 6; k++) await store.append(event());
+    await db.collection(ENTRIES_COLLECTION).deleteOne({ _id: 3 as never });
+    const report = await store.verify();
+    expect(report.broken?.seq).toBe(4);
+    expect(report.checked).toBe(3);
+  });
+
+  it('refuses a malformed event before it reaches the chain', async () => {
+    await expect(store.append({ ...event(), action: 'record.peek' as never })).rejects.toThrow();
+    await expect(store.append({ ...event(), recordIds: [''] })).rejects.toThrow();
+    expect(await store.entries.countDocuments()).toBe(0);
+  });
+});
