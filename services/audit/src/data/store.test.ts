@@ -71,6 +71,35 @@ describe('the audit store', () => {
     expect(report.checked).toBe(3);
   });
 
+  it('removes only the oldest entries past the cutoff, and the chain still verifies from the anchor', async () => {
+    const at = (minute: number) => new Date(Date.UTC(2026, 0, 1, 0, minute)).toISOString();
+    // Times by seq: 0, 1, 2, 3, then 10, then 4 (an event stored late), then 11, 12.
+    for (const minute of [0, 1, 2, 3, 10, 4, 11, 12]) await store.append(event({ at: at(minute) }));
+    const cutoff = new Date(at(5));
+    const first = await store.removeOlderThan(cutoff);
+    expect(first).toMatchObject({ removed: 4, anchor: { seq: 4 } });
+    // The late event (seq 6, minute 4) stays: an entry younger than the cutoff (seq 5) is before it.
+    const kept = (await store.entries.find({}, { _id: 1 }).sort({ _id: 1 }).lean()).map((d) => d._id);
+    expect(kept).toEqual([5, 6, 7, 8]);
+    expect(await store.verify()).toMatchObject({ checked: 4, last: { seq: 8 } });
+    expect((await store.verify()).broken).toBeUndefined();
+    // Nothing more is old enough; appends go on from the last entry.
+    expect(await store.removeOlderThan(cutoff)).toMatchObject({ removed: 0, anchor: { seq: 4 } });
+    expect((await store.append(event())).entry.seq).toBe(9);
+    expect((await store.verify()).broken).toBeUndefined();
+  });
+
+  it('verifies after a retention run that moved the anchor but died before removing', async () => {
+    const entries = [];
+    for (let k = 0; k < 5; k++) entries.push((await store.append(event())).entry);
+    await store.anchors.create({ _id: 'anchor', seq: 2, hash: entries[1]!.hash });
+    expect(await store.verify()).toMatchObject({ checked: 3, last: { seq: 5 } });
+    expect((await store.verify()).broken).toBeUndefined();
+    // An anchor that does not match what follows it is a break.
+    await store.anchors.updateOne({ _id: 'anchor' }, { $set: { hash: entries[0]!.hash } });
+    expect((await store.verify()).broken?.seq).toBe(3);
+  });
+
   it('refuses a malformed event before it reaches the chain', async () => {
     await expect(store.append({ ...event(), action: 'record.peek' as never })).rejects.toThrow();
     await expect(store.append({ ...event(), recordIds: [''] })).rejects.toThrow();

@@ -6,7 +6,7 @@
  */
 import { type AuditEntry, type AuditEvent, AuditEventSchema } from '@nrad/contracts';
 import { isDuplicateKeyError } from '@nrad/service-kit';
-import { type Connection, type Model, Schema } from 'mongoose';
+import mongoose, { type Connection, type Model, Schema } from 'mongoose';
 import { type ChainAnchor, type ChainReport, ChainVerifier, chainEntry, GENESIS } from '../domain/chain.ts';
 
 export const ENTRIES_COLLECTION = 'audit_entries';
@@ -80,6 +80,9 @@ export function entryOf(doc: EntryDoc): AuditEntry {
   };
 }
 
+/** A query operator the connection's sanitizeFilter lets through (our own, never a client's). */
+const op = <T extends object>(o: T): T => mongoose.trusted(o) as T;
+
 /** Appends racing another writer for one seq are tried again this many times. */
 const APPEND_ATTEMPTS = 10;
 
@@ -130,10 +133,45 @@ export class AuditStore {
     throw new Error(`audit event ${event.id}: no free place in the chain after ${APPEND_ATTEMPTS} attempts`);
   }
 
+  /**
+   * Retention: removes the oldest entries whose time is before `cutoff` — the run of them from the
+   * start of the chain, so an entry younger than the cutoff is never removed, nor any after it
+   * (an event stored late with an older time stays until the entries before it go). The anchor
+   * moves to the last entry removed first, then the entries go: a crash between the two leaves old
+   * entries that verify skips (they are at or before the anchor) and the next run removes.
+   */
+  async removeOlderThan(cutoff: Date): Promise<{ removed: number; anchor: ChainAnchor }> {
+    const current = await this.anchor();
+    let last: ChainAnchor | undefined;
+    const cursor = this.entries
+      .find({ _id: op({ $gt: current.seq }) }, { _id: 1, hash: 1, time: 1 })
+      .sort({ _id: 1 })
+      .lean<EntryDoc>()
+      .cursor();
+    try {
+      for await (const doc of cursor) {
+        const entry = doc as EntryDoc;
+        if (!(entry.time < cutoff)) break;
+        last = { seq: entry._id, hash: entry.hash };
+      }
+    } finally {
+      await cursor.close();
+    }
+    if (!last) return { removed: 0, anchor: current };
+    await this.anchors.updateOne({ _id: 'anchor' }, { $set: { seq: last.seq, hash: last.hash } }, { upsert: true });
+    const { deletedCount } = await this.entries.deleteMany({ _id: op({ $lte: last.seq }) });
+    return { removed: deletedCount, anchor: last };
+  }
+
   /** Walks the kept chain in seq order from its anchor (see domain/chain.ts). */
   async verify(): Promise<ChainReport> {
-    const verifier = new ChainVerifier(await this.anchor());
-    const cursor = this.entries.find().sort({ _id: 1 }).lean<EntryDoc>().cursor();
+    const anchor = await this.anchor();
+    const verifier = new ChainVerifier(anchor);
+    const cursor = this.entries
+      .find({ _id: op({ $gt: anchor.seq }) })
+      .sort({ _id: 1 })
+      .lean<EntryDoc>()
+      .cursor();
     try {
       for await (const doc of cursor) if (!verifier.next(entryOf(doc as EntryDoc))) break;
     } finally {
