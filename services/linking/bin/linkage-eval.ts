@@ -130,7 +130,7 @@ for (const name of ['dataset1.csv', 'dataset2.csv', 'dataset3.csv']) {
     continue;
   }
   const em = dedupeFebrl(file);
-  const fixed = dedupeFebrl(file, true);
+  const fixed = dedupeFebrl(file, { service: true });
   pooledEm.push(...em.scored);
   pooled.push(...fixed.scored);
   const found = em.scored.filter((p) => p.isMatch).length;
@@ -142,7 +142,7 @@ for (const name of ['dataset1.csv', 'dataset2.csv', 'dataset3.csv']) {
     `  the service's fixed weights (prior ${fixed.priorBits.toFixed(2)} bits):`,
     ...summary(fixed.scored, fixed.truePairs),
     `  as link-csv --strict-names:`,
-    summary(dedupeFebrl(file, false, true).scored, em.truePairs)[0]!,
+    summary(dedupeFebrl(file, { strictNames: true }).scored, em.truePairs)[0]!,
   );
 }
 if (pooled.length > 0) {

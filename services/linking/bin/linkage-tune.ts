@@ -8,7 +8,7 @@
  * weight = log2(m / u). Name levels are counted per aligned word position.
  */
 import path from 'node:path';
-import { type FebrlRecord, linkageDataDir, linkCsvOptions, loadFebrl } from '../src/eval/febrl.ts';
+import { type FebrlRecord, linkageDataDir, loadFebrl, serviceOptions } from '../src/eval/febrl.ts';
 import {
   bestRecallAtPrecision,
   type EvidencePoint,
@@ -96,7 +96,7 @@ for (const file of SETS) {
   // As the service scores (fixed weights, name-word frequencies), with the prior estimated from the
   // file; and as link-csv scores (link-csv/score.ts: weights estimated by EM, pairs explained by
   // other matches capped).
-  const options = linkCsvOptions(records, pairs, undefined, true);
+  const options = serviceOptions(records, pairs);
   const linkCsv = scoreCandidatePairs(records, pairs);
   pairs.forEach(([i, j], k) => {
     const isMatch = raw[i]!.entity === raw[j]!.entity;

@@ -3,9 +3,10 @@ import { existsSync } from 'node:fs';
 import path from 'node:path';
 import type { Organization } from '@nrad/contracts';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { linkageDataDir, linkCsvOptions, loadFebrl } from '../eval/febrl.ts';
+import { linkageDataDir, loadFebrl } from '../eval/febrl.ts';
 import { qualityAt, reliability, type ScoredPair } from '../eval/metrics.ts';
 import { candidatePairs } from '../matching/blocking.ts';
+import { estimateWeights } from '../matching/em.ts';
 import { DEFAULT_THRESHOLD, prepareRecord } from '../matching/scorer.ts';
 import { entryFor, MatchIndex } from './match-index.ts';
 import { keyWeights, MatchRate, type MatchRateEstimate } from './match-rate.ts';
@@ -85,7 +86,7 @@ function serviceRun(file: string) {
   const shownFixed = found();
   // link-csv's weights for the same file (its records with their name parts, every candidate pair).
   const records = raw.map((r) => prepareRecord(r));
-  const linkCsv = linkCsvOptions(records, candidatePairs(records).pairs).weights;
+  const linkCsv = estimateWeights(records, candidatePairs(records).pairs)?.weights;
   return { estimate, quality, linkCsv, shown, shownFixed, name: path.basename(file) };
 }
 

@@ -42,7 +42,7 @@ describe.skipIf(!dedupeFiles.every((f) => existsSync(f)))('FEBRL 1–3 deduplica
   let fixedRuns: Array<ReturnType<typeof dedupeFebrl>> = [];
   beforeAll(() => {
     runs = dedupeFiles.map((f) => dedupeFebrl(f));
-    fixedRuns = dedupeFiles.map((f) => dedupeFebrl(f, true));
+    fixedRuns = dedupeFiles.map((f) => dedupeFebrl(f, { service: true }));
   });
 
   it('estimates the prior of each file from its own match rate, within 0.2 bits of the truth', () => {

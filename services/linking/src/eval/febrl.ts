@@ -9,7 +9,6 @@ import { parse } from 'csv-parse/sync';
 import { scoreCandidatePairs } from '../link-csv/score.ts';
 import { candidatePairs } from '../matching/blocking.ts';
 import { nameFrequencies } from '../matching/compare.ts';
-import { estimateWeights } from '../matching/em.ts';
 import { estimatePairsPrior } from '../matching/prior.ts';
 import { type MatchInput, type PreparedRecord, prepareRecord, scorePrepared } from '../matching/scorer.ts';
 import type { ScoredPair } from './metrics.ts';
@@ -61,11 +60,11 @@ export function loadFebrl(file: string, organization?: string): FebrlRecord[] {
 
 /**
  * One FEBRL file deduplicated as `link-csv` does without `--right` (link-csv/score.ts; with
- * `strictNames`, as `link-csv --strict-names`; with `fixed`, as the service scores: scoreAsService): its
- * true pairs (records of one person), the candidate pairs of blocking and each one's confidence and
- * truth.
+ * `strictNames`, as `link-csv --strict-names`; with `service`, as the service scores:
+ * scoreAsService): its true pairs (records of one person), the candidate pairs of blocking and
+ * each one's confidence and truth.
  */
-export function dedupeFebrl(file: string, fixed = false, strictNames = false) {
+export function dedupeFebrl(file: string, how: { service?: boolean; strictNames?: boolean } = {}) {
   const raw = loadFebrl(file);
   const records = raw.map((r) => prepareRecord(r));
   const sizes = new Map<string, number>();
@@ -73,9 +72,9 @@ export function dedupeFebrl(file: string, fixed = false, strictNames = false) {
   let truePairs = 0;
   for (const n of sizes.values()) truePairs += (n * (n - 1)) / 2;
   const { pairs } = candidatePairs(records);
-  const { options, confidences } = fixed
+  const { options, confidences } = how.service
     ? scoreAsService(records, pairs)
-    : scoreCandidatePairs(records, pairs, undefined, { strictNames });
+    : scoreCandidatePairs(records, pairs, undefined, { strictNames: how.strictNames === true });
   const scored: ScoredPair[] = pairs.map(([i, j], k) => ({
     confidence: confidences[k]!,
     isMatch: raw[i]!.entity === raw[j]!.entity,
@@ -84,38 +83,31 @@ export function dedupeFebrl(file: string, fixed = false, strictNames = false) {
 }
 
 /**
- * Candidate pairs (within `left`, or between `left` and `right`) scored as the service scores:
- * its fixed, calibrated weights and name-word frequencies, each pair on its own (no pair explained
- * by other matches), with the prior estimated from the pairs.
+ * Candidate pairs (within `left`, or between `left` and `right`) scored as the service scores
+ * (serviceOptions), each pair on its own (no pair explained by other matches).
  */
 export function scoreAsService(
   left: readonly PreparedRecord[],
   pairs: ReadonlyArray<readonly [number, number]>,
   right?: readonly PreparedRecord[],
 ) {
-  const options = linkCsvOptions(left, pairs, right, true);
+  const options = serviceOptions(left, pairs, right);
   const other = right ?? left;
   const confidences = Float64Array.from(pairs, ([i, j]) => scorePrepared(left[i]!, other[j]!, options).confidence);
   return { options, confidences };
 }
 
 /**
- * The score options link-csv uses for these records and candidate pairs (within `left`, or
- * between `left` and `right`): name-word frequencies from the records, weights estimated from them
- * by EM (matching/em.ts; with `fixed`, the service's fixed weights), the prior estimated from the
- * candidate pairs (matching/prior.ts).
+ * The score options of the service's fixed, calibrated weights for these records and candidate
+ * pairs (within `left`, or between `left` and `right`): name-word frequencies from the records
+ * and the prior estimated from the candidate pairs (matching/prior.ts). What the calibration of
+ * the fixed weights is fitted and checked on.
  */
-export function linkCsvOptions(
+export function serviceOptions(
   left: readonly PreparedRecord[],
   pairs: ReadonlyArray<readonly [number, number]>,
   right?: readonly PreparedRecord[],
-  fixed = false,
 ) {
   const frequencies = nameFrequencies([...left, ...(right ?? [])].map((r) => r.name));
-  const weights = fixed ? undefined : estimateWeights(left, pairs, right)?.weights;
-  return {
-    frequencies,
-    weights,
-    priorBits: estimatePairsPrior(left, pairs, right, { frequencies, weights }).priorBits,
-  };
+  return { frequencies, priorBits: estimatePairsPrior(left, pairs, right, { frequencies }).priorBits };
 }

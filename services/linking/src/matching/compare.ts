@@ -346,9 +346,17 @@ function frequencyAdjustment(a: string, b: string, frequencies: NameFrequencies)
 /**
  * Compares two names, word order free: words are aligned best-first by level (exact, typo,
  * phonetic, similar), then initials; a word split in two on one side ("isab elle") is tried
- * joined. Extra words on the longer name (a middle name) are neither for nor against.
+ * joined. Extra words on the longer name (a middle name) are neither for nor against. The aligned
+ * pairs and the disagreeing positions weigh `levelWeights` (NAME_WEIGHTS, or weights estimated from the
+ * data: em.ts), less the cross-part penalty, plus the word-frequency adjustment; the alignment
+ * itself is chosen by NAME_WEIGHTS, so the same words align the same whatever the weights.
  */
-export function compareNames(a: PreparedName, b: PreparedName, frequencies?: NameFrequencies): NameComparison {
+export function compareNames(
+  a: PreparedName,
+  b: PreparedName,
+  frequencies?: NameFrequencies,
+  levelWeights: Readonly<Record<TokenLevel, number>> = NAME_WEIGHTS,
+): NameComparison {
   // Word against word once: a joined variant differs from its name in one word only, so only that
   // word's row (or column) is compared again.
   const nb = b.tokens.length;
@@ -389,9 +397,9 @@ export function compareNames(a: PreparedName, b: PreparedName, frequencies?: Nam
       });
     }
   }
-  let weight = best.conflicts * NAME_WEIGHTS.conflict;
+  let weight = best.conflicts * levelWeights.conflict;
   const pairs = best.pairs.map((p): NamePair => {
-    let w = NAME_WEIGHTS[p.level] - (p.crossRole ? CROSS_ROLE_PENALTY : 0);
+    let w = levelWeights[p.level] - (p.crossRole ? CROSS_ROLE_PENALTY : 0);
     if (frequencies && (p.level === 'exact' || p.level === 'typo')) w += frequencyAdjustment(p.a, p.b, frequencies);
     weight += w;
     return { ...p, weight: w };

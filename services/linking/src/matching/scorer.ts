@@ -42,7 +42,6 @@ import {
   type Calibration,
   EM_CALIBRATION,
   MAX_WEIGHT_WITHOUT_NAME,
-  NAME_WEIGHTS,
   PRIOR_BITS,
   RARE_WORD_SHARE,
 } from './weights.ts';
@@ -217,20 +216,6 @@ interface FieldScore {
   disagrees?: boolean;
 }
 
-/**
- * A name comparison's weight with estimated level weights: each aligned pair at its level's
- * estimated weight (less the cross-part penalty, plus its word-frequency adjustment, which the
- * comparison's own pair weight holds on top of the fixed level weight), each disagreeing position
- * at the estimated conflict weight.
- */
-function reweighted(c: NameComparison, weights: LevelWeights): number {
-  // A pair's weight is its fixed level weight (less the cross-part penalty) plus its frequency
-  // adjustment: swap the level weight for the estimated one.
-  let total = c.conflicts * weights.name.conflict;
-  for (const p of c.pairs) total += p.weight - NAME_WEIGHTS[p.level] + weights.name[p.level];
-  return total;
-}
-
 function nameScore(
   a: PreparedName,
   b: PreparedName,
@@ -240,13 +225,13 @@ function nameScore(
   if (!hasName(a) || !hasName(b)) {
     return { score: { field: 'suspectName', status: 'missing', weight: 0, detail: missingDetail(hasName(a)) } };
   }
-  const c = compareNames(a, b, frequencies);
+  const c = compareNames(a, b, frequencies, weights?.name);
   if (c.pairs.length === 0 && c.conflicts === 0) {
     // A given name alone against a surname alone: nothing to compare, neither for nor against.
     const detail = 'the names have no part in common to compare';
     return { score: { field: 'suspectName', status: 'missing', weight: 0, detail } };
   }
-  const weight = weights ? reweighted(c, weights) : c.weight;
+  const { weight } = c;
   const allExact = c.conflicts === 0 && c.pairs.length > 0 && c.pairs.every((p) => p.level === 'exact');
   const sameWords =
     allExact && c.slots === a.tokens.length + a.initials.length && c.slots === b.tokens.length + b.initials.length;
