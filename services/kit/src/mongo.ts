@@ -1,12 +1,6 @@
 import mongoose, { type Connection, type mongo } from 'mongoose';
 
 /**
- * Marks a query-operator object as built by the service (`{ $gt: 3 }`), so the connection's
- * `sanitizeFilter` keeps it; anything that came from user input never is one.
- */
-export const op = <T extends object>(o: T): T => mongoose.trusted(o) as T;
-
-/**
  * A mongoose connection to one database, with the safety settings NRAD requires:
  * `sanitizeFilter` (query filters cannot smuggle `$` operators from user input) and
  * `strictQuery: 'throw'` (a filter on a path that is not in the schema is a bug, not an empty

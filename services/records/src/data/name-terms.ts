@@ -1,5 +1,5 @@
-import { insertManyExceptDuplicates, op } from '@nrad/service-kit';
-import { type Connection, type Model, type mongo, Schema } from 'mongoose';
+import { insertManyExceptDuplicates } from '@nrad/service-kit';
+import mongoose, { type Connection, type Model, type mongo, Schema } from 'mongoose';
 import { deletionVariants, MIN_FUZZY_WORD, withinOneEdit } from '../domain/text.ts';
 
 /**
@@ -23,7 +23,7 @@ export const nameTermQueries = {
   /** The terms sharing a one-deletion variant with a word. */
   near(word: string) {
     return {
-      filter: { variants: op({ $in: deletionVariants(word) }) },
+      filter: { variants: mongoose.trusted({ $in: deletionVariants(word) }) as { $in: string[] } },
       projection: { _id: 1 },
     };
   },

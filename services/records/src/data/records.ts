@@ -9,8 +9,8 @@ import {
   type Organization,
   type RecordInput,
 } from '@nrad/contracts';
-import { insertManyExceptDuplicates, isDuplicateKeyError, op } from '@nrad/service-kit';
-import { type Connection, type Model, type mongo, Schema, Types } from 'mongoose';
+import { insertManyExceptDuplicates, isDuplicateKeyError } from '@nrad/service-kit';
+import mongoose, { type Connection, type Model, type mongo, Schema, Types } from 'mongoose';
 import { incidentKeyParts, nameCompounds, tokensOf, words } from '../domain/text.ts';
 import { type Cursor, encodeCursor } from './cursor.ts';
 import { NameTermRepository } from './name-terms.ts';
@@ -333,6 +333,9 @@ export interface Page<T> {
 
 /** The sort of a list: by creation (active records) or by deletion time (the deleted list). */
 export type SortField = 'createdAt' | 'deletedAt';
+
+/** Marks an operator object as built here, so `sanitizeFilter` keeps it (user input never is one). */
+export const op = <T extends object>(o: T): T => mongoose.trusted(o) as T;
 
 /**
  * A read of the records collection as data: the one place each query's filter, order and size are

@@ -21,7 +21,7 @@ import {
   recordSubject,
   type UserIdentity,
 } from '@nrad/contracts';
-import { conflict, type Logger, notFound, op, parse, validationError } from '@nrad/service-kit';
+import { conflict, type Logger, notFound, parse, validationError } from '@nrad/service-kit';
 import { Types } from 'mongoose';
 import { decodeCursor, encodeCursor } from '../data/cursor.ts';
 import type { DropdownRepository } from '../data/dropdowns.ts';
@@ -33,6 +33,7 @@ import {
   type ListedDoc,
   newRecordDoc,
   type OutboxEntry,
+  op,
   type Page,
   presentRecord,
   type RecordDoc,

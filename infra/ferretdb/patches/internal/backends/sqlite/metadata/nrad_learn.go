@@ -265,21 +265,7 @@ func (r *Registry) nradAnalyzeTable(dbName, table string, a *nradAnalyze) {
 	defer func() {
 		r.nrad.m.Lock()
 		a.running = false
-
-		// Changes counted while this ran (a bulk insert right after the index that started it) may
-		// already be many: gather the statistics again for them now rather than after as many more.
-		again := a.changes >= analyzeEvery(a.seen)
-		if again {
-			a.running = true
-			a.seen += a.changes
-			a.changes = 0
-		}
-
 		r.nrad.m.Unlock()
-
-		if again {
-			go r.nradAnalyzeTable(dbName, table, a)
-		}
 	}()
 
 	ctx := context.Background()
