@@ -27,7 +27,7 @@ export default function EditRecord() {
   const [form] = Form.useForm<RecordFormValues>();
   const toast = useToast();
   const queryClient = useQueryClient();
-  const record = useRecord(id);
+  const record = useRecord(id, 'edit');
   const { data: sourceOptions } = useOptions('source');
   const { data: countryOptions } = useOptions('country');
   const [saving, setSaving] = useState(false);

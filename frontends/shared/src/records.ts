@@ -4,6 +4,7 @@
  */
 import type { CaseRecord, DropdownOption, RecordLinkView } from '@nrad/contracts';
 import { type QueryClient, useQuery } from '@tanstack/react-query';
+import { apiRequest } from './api.ts';
 import { formatUsd, sumAmounts } from './format.ts';
 
 /** Every query about records starts with this key; invalidate it after any record change. */
@@ -17,9 +18,19 @@ export function recordsChanged(queryClient: QueryClient): Promise<void> {
   return queryClient.invalidateQueries({ queryKey: [RECORDS_KEY] });
 }
 
-/** One record (GET /api/records/{id}); a missing or another agency's record fails with 404. */
-export function useRecord(id: string) {
-  return useQuery<CaseRecord>({ queryKey: recordKey(id), staleTime: 0 });
+/**
+ * One record (GET /api/records/{id}); a missing or another agency's record fails with 404. For the
+ * edit form (`purpose` `edit`) it asks `?purpose=edit`, so the audit trail tells the form's read
+ * from a read of the details (issue 21); under the record's key, so a change refreshes both.
+ */
+export function useRecord(id: string, purpose: 'read' | 'edit' = 'read') {
+  return useQuery<CaseRecord>({
+    queryKey: purpose === 'edit' ? [...recordKey(id), 'edit'] : recordKey(id),
+    ...(purpose === 'edit'
+      ? { queryFn: () => apiRequest<CaseRecord>('GET', `${RECORDS_KEY}/${id}?purpose=edit`) }
+      : {}),
+    staleTime: 0,
+  });
 }
 
 /** A record's links, each with the other record (GET /api/records/{id}/links). */

@@ -3,6 +3,7 @@ import { bodyParser } from '@koa/bodyparser';
 import Router from '@koa/router';
 import { ERROR_CODES, type Identity, REQUEST_ID_HEADER } from '@nrad/contracts';
 import Koa, { type Middleware } from 'koa';
+import { type AuditTrail, actorOf } from './audit.ts';
 import { AppError, errorMiddleware } from './errors.ts';
 import { requireIdentity } from './identity.ts';
 import { type Logger, requestContext } from './logger.ts';
@@ -29,6 +30,8 @@ export interface ServiceAppOptions {
   rawBodyPaths?: RegExp[];
   /** Paths with a larger JSON limit than `jsonLimit` (e.g. an internal bulk path). */
   largeBodyPaths?: Array<{ path: RegExp; limit: string }>;
+  /** Where a signed-in user's refused requests (403) are recorded (`access.refused`, issue 21). */
+  audit?: Pick<AuditTrail, 'record'>;
 }
 
 const REQUEST_ID = /^[A-Za-z0-9._-]{1,64}$/;
@@ -41,6 +44,28 @@ export function requestIdMiddleware(): Middleware<{ requestId: string }> {
     ctx.state.requestId = id;
     ctx.set(REQUEST_ID_HEADER, id);
     await requestContext.run({ requestId: id }, next);
+  };
+}
+
+/**
+ * Records each request of a signed-in user that was refused with 403 (an agency user on an ADMIN
+ * path, say) as `access.refused` with the method, path and status. The refusals of another agency's
+ * record, answered 404 as a missing one would be, are recorded by the service that knows (it names
+ * the record). The answer waits for the record; if it cannot be written, the 403 stands.
+ */
+export function refusalAudit(audit: Pick<AuditTrail, 'record'>, logger: Logger): Middleware<ServiceState> {
+  return async function refusalAudit(ctx, next) {
+    await next();
+    if (ctx.status !== 403 || ctx.state.identity?.kind !== 'user') return;
+    try {
+      await audit.record(actorOf(ctx), 'access.refused', [], {
+        status: 403,
+        method: ctx.method,
+        path: ctx.path.slice(0, 500),
+      });
+    } catch (err) {
+      logger.error({ err }, 'a refusal could not be recorded');
+    }
   };
 }
 
@@ -175,6 +200,7 @@ export function createServiceApp(options: ServiceAppOptions): Koa<ServiceState> 
   app.use(requestIdMiddleware());
   app.use(accessLog(logger));
   app.use(metrics.middleware);
+  if (options.audit) app.use(refusalAudit(options.audit, logger));
   app.use(errorMiddleware(logger));
   app.use(health.routes());
   // Identity first: a body from a caller who is not vouched for is never parsed.

@@ -1,4 +1,5 @@
 export * from './app.ts';
+export * from './audit.ts';
 export * from './config.ts';
 export * from './errors.ts';
 export * from './identity.ts';

@@ -1,4 +1,12 @@
-import { type Bus, createServiceApp, ensureStream, type Logger, mongoReadiness } from '@nrad/service-kit';
+import {
+  AuditTrail,
+  type Bus,
+  createServiceApp,
+  ensureStream,
+  type Logger,
+  MongoAuditSpool,
+  mongoReadiness,
+} from '@nrad/service-kit';
 import type { Connection } from 'mongoose';
 import type { RecordsConfig } from './config.ts';
 import { DropdownRepository } from './data/dropdowns.ts';
@@ -34,6 +42,16 @@ export async function createApp({ config, db, bus, logger }: RecordsAppDeps) {
   // The linking service publishes to LINKS; whichever of the two starts first creates it.
   await ensureStream(bus.jsm, { name: config.LINKS_STREAM, subjects: [`${config.LINKS_SUBJECT_PREFIX}.>`] });
 
+  const auditStream = { AUDIT_STREAM: config.AUDIT_STREAM, AUDIT_SUBJECT_PREFIX: config.AUDIT_SUBJECT_PREFIX };
+  const audit = new AuditTrail({
+    bus,
+    stream: auditStream,
+    service: 'records',
+    logger,
+    spool: new MongoAuditSpool(db),
+  });
+  await audit.start(); // ensures the AUDIT stream: the outbox relays change events to it too
+
   const lock = new KeyedLock();
   const relay = new OutboxRelay({
     records,
@@ -41,6 +59,7 @@ export async function createApp({ config, db, bus, logger }: RecordsAppDeps) {
     bus,
     lock,
     logger,
+    auditStream,
     retryMs: config.RELAY_RETRY_MS,
     sweepMs: config.RELAY_SWEEP_MS,
   });
@@ -52,6 +71,8 @@ export async function createApp({ config, db, bus, logger }: RecordsAppDeps) {
     lock,
     logger,
     subjectPrefix: config.RECORDS_SUBJECT_PREFIX,
+    audit,
+    auditStream,
   };
 
   const app = createServiceApp({
@@ -62,6 +83,7 @@ export async function createApp({ config, db, bus, logger }: RecordsAppDeps) {
     // wait in the outbox.
     readiness: { mongo: mongoReadiness(db) },
     largeBodyPaths: [{ path: new RegExp(`^${IMPORT_PATH}$`), limit: '32mb' }],
+    audit,
   });
   const api = apiRoutes(deps);
   const internal = internalRoutes(deps);
@@ -80,11 +102,13 @@ export async function createApp({ config, db, bus, logger }: RecordsAppDeps) {
     });
   } catch (err) {
     await relay.stop();
+    await audit.stop();
     throw err;
   }
   const stop = async () => {
     await links.stop();
     await relay.stop();
+    await audit.stop();
   };
-  return { app, deps, relay, links, stop };
+  return { app, deps, relay, links, audit, stop };
 }

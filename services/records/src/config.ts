@@ -1,5 +1,5 @@
 import { LINKS_STREAM, RECORDS_STREAM } from '@nrad/contracts';
-import { baseServiceEnv, env, loadConfig } from '@nrad/service-kit';
+import { auditEnv, baseServiceEnv, env, loadConfig } from '@nrad/service-kit';
 import { z } from 'zod';
 
 export const RecordsConfigSchema = z.object({
@@ -13,6 +13,8 @@ export const RecordsConfigSchema = z.object({
   /** The JetStream stream of link events (the linking service's) and the first token of its subjects. */
   LINKS_STREAM: env.streamName(LINKS_STREAM),
   LINKS_SUBJECT_PREFIX: env.subjectPrefix('links'),
+  /** The audit stream (issue 21): reads, lists and refusals, and each change's event through the outbox. */
+  ...auditEnv,
   /** How often the outbox relay retries events it could not publish (milliseconds). */
   RELAY_RETRY_MS: z.coerce.number().int().min(50).default(1000),
   /** How often the whole collection is searched for events not yet published (milliseconds). */

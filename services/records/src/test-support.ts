@@ -15,8 +15,9 @@ import { type RecordsConfig, RecordsConfigSchema } from './config.ts';
 
 /**
  * Records configuration for tests: the given database, streams and subject prefixes; fast retries.
- * The LINKS stream and prefix default to the siblings of the records ones (`t1a2b3c_RECORDS` →
- * `t1a2b3c_LINKS`, `t1a2b3c.records` → `t1a2b3c.links`, else `<stream>_LINKS`, `<prefix>_links`):
+ * The LINKS and AUDIT streams and prefixes default to the siblings of the records ones
+ * (`t1a2b3c_RECORDS` → `t1a2b3c_LINKS`, `t1a2b3c.records` → `t1a2b3c.links`, else `<stream>_LINKS`,
+ * `<prefix>_links`; the same with AUDIT and audit):
  * in the test's namespace, so parallel files never share them, and the names a linking service of
  * the same namespace uses.
  */
@@ -29,6 +30,8 @@ export function recordsTestConfig(options: {
   subjectPrefix: string;
   linksStream?: string;
   linksSubjectPrefix?: string;
+  auditStream?: string;
+  auditSubjectPrefix?: string;
   retryMs?: number;
   sweepMs?: number;
 }): RecordsConfig {
@@ -41,6 +44,8 @@ export function recordsTestConfig(options: {
     RECORDS_SUBJECT_PREFIX: options.subjectPrefix,
     LINKS_STREAM: options.linksStream ?? sibling(options.stream, /(^|_)RECORDS$/, 'LINKS', '_'),
     LINKS_SUBJECT_PREFIX: options.linksSubjectPrefix ?? sibling(options.subjectPrefix, /(^|\.)records$/, 'links', '_'),
+    AUDIT_STREAM: options.auditStream ?? sibling(options.stream, /(^|_)RECORDS$/, 'AUDIT', '_'),
+    AUDIT_SUBJECT_PREFIX: options.auditSubjectPrefix ?? sibling(options.subjectPrefix, /(^|\.)records$/, 'audit', '_'),
     RELAY_RETRY_MS: String(options.retryMs ?? 100),
     RELAY_SWEEP_MS: String(options.sweepMs ?? 60_000),
     LOG_LEVEL: 'silent',

@@ -1,4 +1,6 @@
 import {
+  type AuditEvent,
+  AuditEventSchema,
   IDENTITY_HEADER,
   type Organization,
   type RecordEvent,
@@ -64,6 +66,10 @@ export interface RecordsHarness {
   restart(): Promise<void>;
   /** Waits until no record or import has an unpublished event, then reads every event of the stream. */
   settledEvents(): Promise<Array<StreamedEvent>>;
+  /** This instance's audit stream. */
+  auditStream: string;
+  /** Waits until no outbox or audit spool holds an event, then reads every event of the audit stream. */
+  settledAudit(): Promise<Array<AuditEvent & { subject: string; msgId: string }>>;
   stop(): Promise<void>;
 }
 
@@ -87,6 +93,7 @@ export async function startRecords(options: { natsUrl?: string; sweepMs?: number
     stream: config.RECORDS_STREAM,
     linksStream: config.LINKS_STREAM,
     linksSubjectPrefix: config.LINKS_SUBJECT_PREFIX,
+    auditStream: config.AUDIT_STREAM,
     bus,
     built: await createApp({ config, db, bus, logger }),
   } as RecordsHarness;
@@ -112,6 +119,15 @@ export async function startRecords(options: { natsUrl?: string; sweepMs?: number
     await waitUntil('outbox drained', async () => (await pending()) === 0, 20_000);
     return readStream(bus, config.RECORDS_STREAM);
   };
+  h.settledAudit = async () => {
+    await h.settledEvents();
+    await waitUntil(
+      'audit spool drained',
+      async () => (await db.collection('audit_spool').countDocuments({})) === 0,
+      20_000,
+    );
+    return readMessages(bus, config.AUDIT_STREAM, (data) => AuditEventSchema.parse(data));
+  };
   let stopped: Promise<void> | undefined;
   h.stop = () => {
     stopped ??= (async () => {
@@ -129,15 +145,24 @@ export async function startRecords(options: { natsUrl?: string; sweepMs?: number
 export type StreamedEvent = RecordEvent & { subject: string; msgId: string };
 
 /** Every message of a stream, decoded with the contracts' event schema. */
-export async function readStream(bus: Bus, stream: string): Promise<Array<StreamedEvent>> {
+export function readStream(bus: Bus, stream: string): Promise<Array<StreamedEvent>> {
+  return readMessages(bus, stream, (data) => RecordEventSchema.parse(data));
+}
+
+/** Every message of a stream, decoded with `decode`, with its subject and its `Nats-Msg-Id`. */
+export async function readMessages<T>(
+  bus: Bus,
+  stream: string,
+  decode: (data: unknown) => T,
+): Promise<Array<T & { subject: string; msgId: string }>> {
   const info = await bus.jsm.streams.info(stream);
   const total = info.state.messages;
-  const out: StreamedEvent[] = [];
+  const out: Array<T & { subject: string; msgId: string }> = [];
   if (total === 0) return out;
   const consumer = await bus.js.consumers.get(stream);
   const messages = await consumer.fetch({ max_messages: total, expires: 5000 });
   for await (const m of messages) {
-    out.push({ ...RecordEventSchema.parse(m.json()), subject: m.subject, msgId: m.headers?.get('Nats-Msg-Id') ?? '' });
+    out.push({ ...decode(m.json()), subject: m.subject, msgId: m.headers?.get('Nats-Msg-Id') ?? '' });
     if (out.length === total) break;
   }
   return out;

@@ -1,4 +1,5 @@
 import { deflateRawSync, inflateRawSync } from 'node:zlib';
+import type { AuditActor } from '@nrad/service-kit';
 import { type Connection, mongo, Types } from 'mongoose';
 import type { OutboxEntry } from './records.ts';
 
@@ -13,6 +14,12 @@ export interface ImportEventsDoc {
   _id: Types.ObjectId;
   events: ImportEvent[];
   createdAt: Date;
+  /**
+   * Who imported (issue 21): the relay publishes a `record.create` audit event naming the records
+   * that exist, with ids taken from this document's, so a relay run again publishes the same
+   * events. Absent on documents from before the audit trail.
+   */
+  audit?: AuditActor;
 }
 
 /**
@@ -27,6 +34,7 @@ interface StoredImportEvents {
   _id: Types.ObjectId;
   events: mongo.Binary | string;
   createdAt: Date;
+  audit?: AuditActor;
 }
 
 const stored = (doc: ImportEventsDoc): StoredImportEvents => ({
@@ -37,6 +45,7 @@ const stored = (doc: ImportEventsDoc): StoredImportEvents => ({
     }),
   ),
   createdAt: doc.createdAt,
+  ...(doc.audit ? { audit: doc.audit } : {}),
 });
 
 function loaded(doc: StoredImportEvents): ImportEventsDoc {
@@ -52,6 +61,7 @@ function loaded(doc: StoredImportEvents): ImportEventsDoc {
       entry: { ...e.entry, createdAt: new Date(e.entry.createdAt) },
     })),
     createdAt: doc.createdAt,
+    ...(doc.audit ? { audit: doc.audit } : {}),
   };
 }
 

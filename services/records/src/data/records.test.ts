@@ -40,8 +40,8 @@ describe('single-record writes', () => {
     await a.init();
     const doc = newRecordDoc(input('G-1'), owner);
     await a.insert(doc);
-    expect(await b.updateAtVersion(doc._id, 1, { suspectName: 'From B', version: 2 }, event('e1'))).toBe(true);
-    expect(await a.updateAtVersion(doc._id, 1, { suspectName: 'From A', version: 2 }, event('e2'))).toBe(false);
+    expect(await b.updateAtVersion(doc._id, 1, { suspectName: 'From B', version: 2 }, [event('e1')])).toBe(true);
+    expect(await a.updateAtVersion(doc._id, 1, { suspectName: 'From A', version: 2 }, [event('e2')])).toBe(false);
     expect(await a.setOutbox(doc._id, 1, [])).toBe(false);
     const now = await a.findById(doc._id);
     expect(now).toMatchObject({ suspectName: 'From B', version: 2, outboxPending: true });
@@ -57,10 +57,10 @@ describe('single-record writes', () => {
     await repo.insert(doc);
     const deletedAt = new Date();
     const set = { deleted: true, deletedAt, deletedById: new Types.ObjectId(), version: 2 };
-    expect(await repo.updateAtVersion(doc._id, 1, set, event('e3'))).toBe(true);
+    expect(await repo.updateAtVersion(doc._id, 1, set, [event('e3')])).toBe(true);
     expect(await repo.findById(doc._id)).toMatchObject({ deleted: true, deletedAt, version: 2 });
     const restore = { deleted: false, version: 3 };
-    expect(await repo.updateAtVersion(doc._id, 2, restore, event('e4'), ['deletedAt', 'deletedById'])).toBe(true);
+    expect(await repo.updateAtVersion(doc._id, 2, restore, [event('e4')], ['deletedAt', 'deletedById'])).toBe(true);
     const restored = await repo.findById(doc._id);
     expect(restored).toMatchObject({ deleted: false, version: 3 });
     expect(restored).not.toHaveProperty('deletedAt');

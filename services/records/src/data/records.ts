@@ -578,21 +578,22 @@ export class RecordRepository {
   }
 
   /**
-   * Applies a change (and appends its event) only if the record is still at `version`; resolves
-   * false when someone else changed it first. `unset` names fields the change removes.
+   * Applies a change (and appends its events: the `records.*` one and the audit one) only if the
+   * record is still at `version`; resolves false when someone else changed it first. `unset` names
+   * fields the change removes.
    */
   async updateAtVersion(
     id: Types.ObjectId,
     version: number,
     set: Partial<RecordDoc>,
-    event: OutboxEntry,
+    events: readonly OutboxEntry[],
     unset: ReadonlyArray<keyof RecordDoc> = [],
   ): Promise<boolean> {
     if (set.suspectNameTerms) await this.nameTerms.ensure(set.suspectNameTerms);
     try {
       const result = await this.raw.updateOne(this.atVersion(id, version), {
         $set: { ...set, outboxPending: true },
-        $push: { outbox: event },
+        $push: { outbox: { $each: [...events] } },
         ...(unset.length ? { $unset: Object.fromEntries(unset.map((f) => [f, ''])) } : {}),
       });
       return result.matchedCount === 1;

@@ -1,4 +1,11 @@
-import { type Bus, type Logger, publishEventJson } from '@nrad/service-kit';
+import {
+  type AuditStreamConfig,
+  auditEvents,
+  auditOutboxEntry,
+  type Bus,
+  type Logger,
+  publishEventJson,
+} from '@nrad/service-kit';
 import type { Types } from 'mongoose';
 import type { ImportEvent, ImportEventsDoc, ImportEventsRepository } from '../data/import-events.ts';
 import type { OutboxEntry, RecordRepository } from '../data/records.ts';
@@ -18,6 +25,8 @@ export interface RelayOptions {
   bus: Bus;
   lock: KeyedLock;
   logger: Logger;
+  /** Where an import's audit events go. */
+  auditStream: AuditStreamConfig;
   /** How often this process retries the events it could not publish (default 1 s). */
   retryMs?: number;
   /** How often the whole collection is searched for pending events (default 10 min; also at start). */
@@ -138,8 +147,26 @@ export class OutboxRelay {
     };
     await Promise.all(Array.from({ length: Math.min(IMPORT_PUBLISHING, events.length) }, worker));
     if (failed) return false;
+    for (const entry of this.importAudit(doc, events)) {
+      if (!(await this.publish(entry))) return false;
+    }
     await this.options.imports.remove(doc._id);
     return true;
+  }
+
+  /**
+   * The `record.create` audit events of an import's records that exist (up to 1,000 ids each),
+   * with ids from the import document's, so that publishing them again stores them once.
+   */
+  private importAudit(doc: ImportEventsDoc, events: readonly ImportEvent[]): OutboxEntry[] {
+    if (!doc.audit || events.length === 0) return [];
+    return auditEvents(
+      'records',
+      'record.create',
+      doc.audit,
+      events.map((e) => e.recordId.toHexString()),
+      { id: `import-${doc._id.toHexString()}`, at: doc.createdAt, detail: { via: 'upload' } },
+    ).map((event) => auditOutboxEntry(this.options.auditStream, event));
   }
 
   /**

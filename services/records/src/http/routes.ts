@@ -7,7 +7,16 @@ import {
   type RecordImportResponse,
   TOTAL_COUNT_HEADER,
 } from '@nrad/contracts';
-import { adminOf, parse, requireServiceCaller, type ServiceState, userOf } from '@nrad/service-kit';
+import {
+  type AuditActor,
+  actorOf,
+  adminOf,
+  parse,
+  requireServiceCaller,
+  type ServiceState,
+  userOf,
+  validationError,
+} from '@nrad/service-kit';
 import type Koa from 'koa';
 import type { DropdownRepository } from '../data/dropdowns.ts';
 import type { Page } from '../data/records.ts';
@@ -32,6 +41,29 @@ function sendPage<T>(ctx: Ctx, page: Page<T>, limit: number) {
   ctx.body = page.items;
 }
 
+/** Records which records a list page answered (`record.list`), before it is answered. */
+async function auditPage(
+  deps: records.RecordDeps,
+  actor: AuditActor,
+  page: Page<{ id: string }>,
+  list: 'active' | 'deleted' | 'all agencies',
+) {
+  await deps.audit.record(
+    actor,
+    'record.list',
+    page.items.map((r) => r.id),
+    { list },
+  );
+}
+
+/** `?purpose=edit`: the record is read for its edit form (audited apart from a read of its details). */
+function purposeOf(ctx: Ctx): 'read' | 'edit' {
+  const purpose = ctx.query.purpose;
+  if (purpose === undefined || purpose === 'read') return 'read';
+  if (purpose === 'edit') return 'edit';
+  throw validationError('purpose: must be read or edit');
+}
+
 function sendRecord(ctx: Ctx, record: { version: number }, status = 200) {
   ctx.status = status;
   ctx.set('ETag', `"${record.version}"`);
@@ -44,47 +76,63 @@ export function apiRoutes(deps: records.RecordDeps & { dropdowns: DropdownReposi
 
   router.get('/records', async (ctx) => {
     const page = paging(ctx);
-    sendPage(ctx, await records.listRecords(deps, userOf(ctx.state), page), page.limit);
+    const found = await records.listRecords(deps, userOf(ctx.state), page);
+    await auditPage(deps, actorOf(ctx), found, 'active');
+    sendPage(ctx, found, page.limit);
   });
 
   router.post('/records', async (ctx) => {
-    const record = await records.createRecord(deps, userOf(ctx.state), ctx.request.body);
+    const record = await records.createRecord(deps, userOf(ctx.state), actorOf(ctx), ctx.request.body);
     ctx.set('Location', `/api/records/${record.id}`);
     sendRecord(ctx, record, 201);
   });
 
   router.get('/records/deleted', async (ctx) => {
     const page = paging(ctx);
-    sendPage(ctx, await records.listDeletedRecords(deps, userOf(ctx.state), page), page.limit);
+    const found = await records.listDeletedRecords(deps, userOf(ctx.state), page);
+    await auditPage(deps, actorOf(ctx), found, 'deleted');
+    sendPage(ctx, found, page.limit);
   });
 
   router.post('/records/search', async (ctx) => {
     const page = paging(ctx);
-    sendPage(ctx, await records.searchRecords(deps, userOf(ctx.state), ctx.request.body, page), page.limit);
+    const found = await records.searchRecords(deps, userOf(ctx.state), actorOf(ctx), ctx.request.body, page);
+    sendPage(ctx, found, page.limit);
   });
 
   router.get('/records/:id', async (ctx) => {
-    sendRecord(ctx, await records.getRecord(deps, userOf(ctx.state), ctx.params.id ?? ''));
+    const user = userOf(ctx.state);
+    sendRecord(ctx, await records.getRecord(deps, user, actorOf(ctx), ctx.params.id ?? '', purposeOf(ctx)));
   });
 
   router.put('/records/:id', async (ctx) => {
     const user = userOf(ctx.state);
     const ifMatch = ctx.get('If-Match') || undefined;
-    sendRecord(ctx, await records.updateRecord(deps, user, ctx.params.id ?? '', ctx.request.body, ifMatch));
+    const updated = await records.updateRecord(
+      deps,
+      user,
+      actorOf(ctx),
+      ctx.params.id ?? '',
+      ctx.request.body,
+      ifMatch,
+    );
+    sendRecord(ctx, updated);
   });
 
   router.delete('/records/:id', async (ctx) => {
-    sendRecord(ctx, await records.deleteRecord(deps, userOf(ctx.state), ctx.params.id ?? ''));
+    sendRecord(ctx, await records.deleteRecord(deps, userOf(ctx.state), actorOf(ctx), ctx.params.id ?? ''));
   });
 
   router.post('/records/:id/restore', async (ctx) => {
-    sendRecord(ctx, await records.restoreRecord(deps, userOf(ctx.state), ctx.params.id ?? ''));
+    sendRecord(ctx, await records.restoreRecord(deps, userOf(ctx.state), actorOf(ctx), ctx.params.id ?? ''));
   });
 
   router.get('/admin/records', async (ctx) => {
     adminOf(ctx.state);
     const page = paging(ctx);
-    sendPage(ctx, await records.listAllRecords(deps, page), page.limit);
+    const found = await records.listAllRecords(deps, page);
+    await auditPage(deps, actorOf(ctx), found, 'all agencies');
+    sendPage(ctx, found, page.limit);
   });
 
   router.get('/dropdown-options/:type', async (ctx) => {
@@ -94,7 +142,10 @@ export function apiRoutes(deps: records.RecordDeps & { dropdowns: DropdownReposi
 
   router.put('/dropdown-options/:type', async (ctx) => {
     const admin = adminOf(ctx.state);
-    ctx.body = await dropdowns.replaceOptions(deps.dropdowns, admin, ctx.params.type ?? '', ctx.request.body);
+    const type = ctx.params.type ?? '';
+    ctx.body = await dropdowns.replaceOptions(deps.dropdowns, admin, type, ctx.request.body);
+    // After the change (the option lists have no outbox): a crash in between loses this event only.
+    await deps.audit.record(actorOf(ctx), 'options.update', [], { list: type });
   });
 
   return router;
@@ -113,7 +164,14 @@ export function internalRoutes(deps: records.RecordDeps) {
 
   router.post('/records/import', async (ctx) => {
     const { owner, items } = parse(RecordImportRequestSchema, ctx.request.body);
-    ctx.body = { results: await importRecords(deps, { owner, items }) } satisfies RecordImportResponse;
+    // The uploader is the actor; the ingest worker's request carries the upload's request id.
+    const actor: AuditActor = {
+      userId: owner.userId,
+      organization: owner.organization,
+      requestId: ctx.state.requestId,
+      clientAddress: null,
+    };
+    ctx.body = { results: await importRecords(deps, { owner, items, actor }) } satisfies RecordImportResponse;
   });
 
   return router;

@@ -8,6 +8,7 @@ import {
   RecordInputSchema,
   type UserIdentity,
 } from '@nrad/contracts';
+import type { AuditActor } from '@nrad/service-kit';
 import { Types } from 'mongoose';
 import type { ImportEventsDoc } from '../data/import-events.ts';
 import { newRecordDoc, presentRecord, type RecordDoc } from '../data/records.ts';
@@ -70,7 +71,7 @@ const TAKEN = { outcome: 'taken', errors: [{ field: 'incidentNumber', message: I
  */
 export async function importRecords(
   deps: RecordDeps,
-  { owner, items }: { owner: UserIdentity; items: RecordImportRequest['items'] },
+  { owner, items, actor }: { owner: UserIdentity; items: RecordImportRequest['items']; actor: AuditActor },
 ): Promise<RecordImportOutcome[]> {
   const lists = await optionLists(deps);
 
@@ -137,6 +138,7 @@ export async function importRecords(
       entry: outboxEntry(deps.subjectPrefix, 'created', owner, presentRecord(doc)),
     })),
     createdAt: now,
+    audit: actor,
   };
   if (fresh.length) await deps.imports.add(batch);
   const failed = new Set((await deps.records.insertMany(fresh.map((c) => c.doc))).map((id) => id.toHexString()));

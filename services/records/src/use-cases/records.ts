@@ -2,6 +2,8 @@ import { randomUUID } from 'node:crypto';
 import {
   type Actor,
   type AdminRecord,
+  type AuditAction,
+  type AuditEvent,
   type CaseRecord,
   centsToMoney,
   DEFAULT_COUNTRY,
@@ -21,7 +23,18 @@ import {
   recordSubject,
   type UserIdentity,
 } from '@nrad/contracts';
-import { conflict, type Logger, notFound, parse, validationError } from '@nrad/service-kit';
+import {
+  type AuditActor,
+  type AuditStreamConfig,
+  type AuditTrail,
+  auditEvents,
+  auditOutboxEntry,
+  conflict,
+  type Logger,
+  notFound,
+  parse,
+  validationError,
+} from '@nrad/service-kit';
 import { Types } from 'mongoose';
 import { decodeCursor, encodeCursor } from '../data/cursor.ts';
 import type { DropdownRepository } from '../data/dropdowns.ts';
@@ -56,7 +69,14 @@ export interface RecordDeps {
   logger: Logger;
   /** Subjects are `<prefix>.created` etc. (`records` in production; a namespace in tests). */
   subjectPrefix: string;
+  /** Reads, lists and refusals are recorded here; a change's audit event goes in its outbox. */
+  audit: AuditTrail;
+  /** Where the outbox's audit events go. */
+  auditStream: AuditStreamConfig;
 }
+
+/** The service name audit events carry. */
+export const AUDIT_SERVICE = 'records';
 
 export const RECORD_NOT_FOUND = 'Record not found';
 export const STALE_VERSION = 'This record was changed by someone else since you opened it. Reload it and try again.';
@@ -73,13 +93,29 @@ export function scopeOf(user: UserIdentity): RecordFilter {
  * One record of the user's scope, active or deleted as asked, or null. Read by id alone and checked
  * here: an index lookup on MongoDB; on FerretDB's SQLite backend the only filter pushed down to
  * SQL (an index search with our build's patch, ADR 0002), every other filter being applied after a
- * full read.
+ * full read. Another agency's record is refused as a missing one would be, and the attempt is
+ * recorded (`access.refused`, issue 21) before the caller answers 404.
  */
-async function scopedRecord(deps: RecordDeps, user: UserIdentity, id: Types.ObjectId, deleted: boolean) {
+async function scopedRecord(
+  deps: RecordDeps,
+  user: UserIdentity,
+  actor: AuditActor,
+  id: Types.ObjectId,
+  deleted: boolean,
+) {
   const doc = await deps.records.findById(id);
-  if (!doc || doc.deleted !== deleted) return null;
-  if (user.organization !== 'ADMIN' && doc.organization !== user.organization) return null;
-  return doc;
+  if (!doc) return null;
+  if (user.organization !== 'ADMIN' && doc.organization !== user.organization) {
+    await deps.audit.record(actor, 'access.refused', [id.toHexString()], { status: 404 });
+    return null;
+  }
+  return doc.deleted === deleted ? doc : null;
+}
+
+/** A change's audit event, as an outbox entry beside the change (they cannot part). */
+function auditEntry(deps: RecordDeps, action: AuditAction, actor: AuditActor, recordId: string): OutboxEntry {
+  const [event] = auditEvents(AUDIT_SERVICE, action, actor, [recordId]);
+  return auditOutboxEntry(deps.auditStream, event as AuditEvent);
 }
 
 const actorOf = (user: UserIdentity): Actor => ({
@@ -156,25 +192,43 @@ async function checkOptions(
   return checked.values;
 }
 
-export async function createRecord(deps: RecordDeps, user: UserIdentity, body: unknown): Promise<CaseRecord> {
+export async function createRecord(
+  deps: RecordDeps,
+  user: UserIdentity,
+  actor: AuditActor,
+  body: unknown,
+): Promise<CaseRecord> {
   const input = parse(RecordInputSchema, body);
   const canonical = await checkOptions(deps, input);
   const doc = newRecordDoc({ ...input, ...canonical }, { organization: user.organization, createdById: user.userId });
   const record = presentRecord(doc);
   const event = outboxEntry(deps.subjectPrefix, 'created', user, record);
+  const audit = auditEntry(deps, 'record.create', actor, record.id);
   try {
-    await deps.records.insert({ ...doc, outbox: [event], outboxPending: true });
+    await deps.records.insert({ ...doc, outbox: [event, audit], outboxPending: true });
   } catch (err) {
     if (err instanceof IncidentNumberTakenError) throw conflict(INCIDENT_NUMBER_TAKEN, ERROR_CODES.incidentNumberTaken);
     throw err;
   }
-  deps.relay.kick(doc._id, [event]); // a new record has no older event: publish it without a read
+  deps.relay.kick(doc._id, [event, audit]); // a new record has no older event: publish them without a read
   return record;
 }
 
-export async function getRecord(deps: RecordDeps, user: UserIdentity, id: string): Promise<CaseRecord> {
-  const doc = await scopedRecord(deps, user, parseRecordId(id), false);
+/**
+ * One record of the user's scope: its details (`record.read`) or, for `purpose` `edit`, the edit
+ * form's (`record.edit-form`), recorded before it is answered.
+ */
+export async function getRecord(
+  deps: RecordDeps,
+  user: UserIdentity,
+  actor: AuditActor,
+  id: string,
+  purpose: 'read' | 'edit' = 'read',
+): Promise<CaseRecord> {
+  const recordId = parseRecordId(id);
+  const doc = await scopedRecord(deps, user, actor, recordId, false);
   if (!doc) throw notFound(RECORD_NOT_FOUND);
+  await deps.audit.record(actor, purpose === 'edit' ? 'record.edit-form' : 'record.read', [id]);
   return presentRecord(doc);
 }
 
@@ -186,6 +240,14 @@ export function versionFromIfMatch(header: string | undefined): number | undefin
   return Number(m[1]);
 }
 
+/** The audit action of each kind of change. */
+const AUDIT_ACTION_OF: Record<RecordEventType, AuditAction> = {
+  created: 'record.create',
+  updated: 'record.edit',
+  deleted: 'record.delete',
+  restored: 'record.restore',
+};
+
 /**
  * Applies `change` to a record of the user's scope under the record's lock, at the version read,
  * with its event in the same write. `deleted` says which records qualify (active or deleted ones).
@@ -193,23 +255,31 @@ export function versionFromIfMatch(header: string | undefined): number | undefin
 async function changeRecord(
   deps: RecordDeps,
   user: UserIdentity,
+  actor: AuditActor,
   id: Types.ObjectId,
   type: RecordEventType,
   deleted: boolean,
   change: (current: RecordDoc) => Promise<Partial<RecordDoc>> | Partial<RecordDoc>,
 ): Promise<CaseRecord> {
   const result = await deps.lock.run(id.toHexString(), async () => {
-    const current = await scopedRecord(deps, user, id, deleted);
+    const current = await scopedRecord(deps, user, actor, id, deleted);
     if (!current) throw notFound(RECORD_NOT_FOUND);
     const changed = { ...(await change(current)), version: current.version + 1, updatedAt: new Date() };
     const record = presentRecord({ ...current, ...changed });
     const event = outboxEntry(deps.subjectPrefix, type, user, record);
+    const audit = auditEntry(deps, AUDIT_ACTION_OF[type], actor, record.id);
     // A field the change sets to undefined is removed from the document.
     const set = Object.fromEntries(Object.entries(changed).filter(([, v]) => v !== undefined));
     const unset = Object.keys(changed).filter((k) => changed[k as keyof typeof changed] === undefined);
     let applied: boolean;
     try {
-      applied = await deps.records.updateAtVersion(id, current.version, set, event, unset as Array<keyof RecordDoc>);
+      applied = await deps.records.updateAtVersion(
+        id,
+        current.version,
+        set,
+        [event, audit],
+        unset as Array<keyof RecordDoc>,
+      );
     } catch (err) {
       if (err instanceof IncidentNumberTakenError)
         throw conflict(INCIDENT_NUMBER_TAKEN, ERROR_CODES.incidentNumberTaken);
@@ -225,6 +295,7 @@ async function changeRecord(
 export async function updateRecord(
   deps: RecordDeps,
   user: UserIdentity,
+  actor: AuditActor,
   id: string,
   body: unknown,
   ifMatch: string | undefined,
@@ -232,7 +303,7 @@ export async function updateRecord(
   const recordId = parseRecordId(id);
   const { version, ...input } = parse(RecordUpdateSchema, body);
   const headerVersion = versionFromIfMatch(ifMatch);
-  return changeRecord(deps, user, recordId, 'updated', false, async (current) => {
+  return changeRecord(deps, user, actor, recordId, 'updated', false, async (current) => {
     for (const expected of [version, headerVersion]) {
       if (expected !== undefined && expected !== current.version)
         throw conflict(STALE_VERSION, ERROR_CODES.staleVersion);
@@ -250,16 +321,21 @@ export async function updateRecord(
   });
 }
 
-export function deleteRecord(deps: RecordDeps, user: UserIdentity, id: string): Promise<CaseRecord> {
-  return changeRecord(deps, user, parseRecordId(id), 'deleted', false, () => ({
+export function deleteRecord(deps: RecordDeps, user: UserIdentity, actor: AuditActor, id: string): Promise<CaseRecord> {
+  return changeRecord(deps, user, actor, parseRecordId(id), 'deleted', false, () => ({
     deleted: true,
     deletedAt: new Date(),
     deletedById: new Types.ObjectId(user.userId),
   }));
 }
 
-export function restoreRecord(deps: RecordDeps, user: UserIdentity, id: string): Promise<CaseRecord> {
-  return changeRecord(deps, user, parseRecordId(id), 'restored', true, () => ({
+export function restoreRecord(
+  deps: RecordDeps,
+  user: UserIdentity,
+  actor: AuditActor,
+  id: string,
+): Promise<CaseRecord> {
+  return changeRecord(deps, user, actor, parseRecordId(id), 'restored', true, () => ({
     deleted: false,
     deletedAt: undefined, // removed: the field holds dates only (ADR 0006)
     deletedById: undefined,
@@ -362,13 +438,43 @@ export function searchFilter(user: UserIdentity, s: RecordSearch, near: NearTerm
   return and.length === 1 ? (and[0] as RecordFilter) : { $and: and };
 }
 
+/**
+ * A page of a search's results, recorded (`record.search`: what was asked, which records were
+ * answered) before it is answered.
+ */
 export async function searchRecords(
   deps: RecordDeps,
   user: UserIdentity,
+  actor: AuditActor,
   body: unknown,
   paging: PageQuery,
 ): Promise<Page<CaseRecord>> {
   const search = parse(RecordSearchSchema, body ?? {});
+  const page = await findRecords(deps, user, search, paging);
+  await deps.audit.record(
+    actor,
+    'record.search',
+    page.items.map((r) => r.id),
+    searchDetail(search),
+  );
+  return page;
+}
+
+/** What a search asked, for its audit event (each criterion given; text cut to the detail's 500 characters). */
+function searchDetail(search: RecordSearch): AuditEvent['detail'] {
+  return Object.fromEntries(
+    Object.entries(search)
+      .filter(([, v]) => v !== undefined && v !== '')
+      .map(([k, v]) => [k, typeof v === 'string' ? v.slice(0, 500) : (v as number | boolean)]),
+  );
+}
+
+async function findRecords(
+  deps: RecordDeps,
+  user: UserIdentity,
+  search: RecordSearch,
+  paging: PageQuery,
+): Promise<Page<CaseRecord>> {
   if (search.country) {
     // Records store the option's spelling; a search in other letter case means the same country.
     const wanted = search.country.toLowerCase();

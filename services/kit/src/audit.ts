@@ -1,0 +1,308 @@
+import { randomUUID } from 'node:crypto';
+import {
+  AUDIT_MAX_RECORD_IDS,
+  AUDIT_STREAM,
+  AUDIT_SUBJECT_PREFIX,
+  type AuditAction,
+  type AuditEvent,
+  AuditEventSchema,
+  type Identity,
+  type Organization,
+} from '@nrad/contracts';
+import type { Connection } from 'mongoose';
+import { env } from './config.ts';
+import { type Bus, EventPublisher, ensureStream } from './jetstream.ts';
+import type { Logger } from './logger.ts';
+
+/**
+ * Publishing audit events (issue 21, ADR 0014). Each service records what it did — a read, a list
+ * page, a change, a refusal — as audit events on `audit.<action>` in the AUDIT stream, which the
+ * audit writer stores in its hash chain. A change's event goes in the changed record's outbox (the
+ * records service), so the two cannot part. Everything else goes through `AuditTrail.record`,
+ * which resolves only once the event is durable: acknowledged by the stream or, when NATS does not
+ * answer, written to the service's own spool (`audit_spool` in its database), which a relay
+ * publishes once NATS is back. A request whose access cannot be recorded fails.
+ */
+
+/** Who did it, from where, in which request. */
+export interface AuditActor {
+  userId: string | null;
+  organization: Organization | null;
+  requestId: string | null;
+  clientAddress: string | null;
+}
+
+/** The variables of a service that publishes audit events (tests give each file its own stream). */
+export const auditEnv = {
+  AUDIT_STREAM: env.streamName(AUDIT_STREAM),
+  AUDIT_SUBJECT_PREFIX: env.subjectPrefix(AUDIT_SUBJECT_PREFIX),
+};
+
+/** Where audit events go: the stream and the subjects' prefix (`audit` of `audit.record.read`). */
+export interface AuditStreamConfig {
+  AUDIT_STREAM: string;
+  AUDIT_SUBJECT_PREFIX: string;
+}
+
+/** The subject of an action's events. */
+export const auditSubject = (config: AuditStreamConfig, action: AuditAction) =>
+  `${config.AUDIT_SUBJECT_PREFIX}.${action}`;
+
+/** Makes sure the audit stream exists (every publishing service does at start; the writer too). */
+export const ensureAuditStream = (bus: Bus, config: AuditStreamConfig) =>
+  ensureStream(bus.jsm, { name: config.AUDIT_STREAM, subjects: [`${config.AUDIT_SUBJECT_PREFIX}.>`] });
+
+/** The address the gateway saw (it sets X-Forwarded-For to it alone; a client's own is dropped). */
+function clientAddressOf(header: string | undefined): string | null {
+  const first = header?.split(',')[0]?.trim();
+  return first ? first.slice(0, 100) : null;
+}
+
+/** The actor of a service request: the identity the gateway vouched for, its request id and client address. */
+export function actorOf(ctx: {
+  state: { identity?: Identity; requestId?: string };
+  get(field: string): string;
+}): AuditActor {
+  const identity = ctx.state.identity;
+  return {
+    userId: identity?.kind === 'user' ? identity.userId : null,
+    organization: identity?.kind === 'user' ? identity.organization : null,
+    requestId: ctx.state.requestId ?? null,
+    clientAddress: clientAddressOf(ctx.get('x-forwarded-for')),
+  };
+}
+
+/** What else an action's events carry. */
+export interface AuditEventOptions {
+  detail?: AuditEvent['detail'];
+  at?: Date;
+  /**
+   * The events' id (the second event of an action gets `<id>-2`, and so on): given when the same
+   * events are built again after a crash (a relay's), so the stream and the writer keep them once.
+   * A new random id otherwise.
+   */
+  id?: string;
+}
+
+/**
+ * The events of one action: one event, or one per AUDIT_MAX_RECORD_IDS record ids when it named
+ * more (each with the same request id). Validated with the contract.
+ */
+export function auditEvents(
+  service: string,
+  action: AuditAction,
+  actor: AuditActor,
+  recordIds: readonly string[],
+  options: AuditEventOptions = {},
+): AuditEvent[] {
+  const chunks: string[][] = [];
+  for (let i = 0; i < recordIds.length; i += AUDIT_MAX_RECORD_IDS) {
+    chunks.push(recordIds.slice(i, i + AUDIT_MAX_RECORD_IDS));
+  }
+  if (chunks.length === 0) chunks.push([]);
+  const base = options.id ?? randomUUID();
+  const at = (options.at ?? new Date()).toISOString();
+  return chunks.map((ids, n) =>
+    AuditEventSchema.parse({
+      id: n === 0 ? base : `${base}-${n + 1}`,
+      action,
+      at,
+      ...actor,
+      recordIds: ids,
+      service,
+      ...(options.detail ? { detail: options.detail } : {}),
+    }),
+  );
+}
+
+/** An event as an outbox entry: the records service keeps it beside the change it records. */
+export function auditOutboxEntry(config: AuditStreamConfig, event: AuditEvent, createdAt = new Date()) {
+  return { id: event.id, subject: auditSubject(config, event.action), payload: JSON.stringify(event), createdAt };
+}
+
+/** Events written down while NATS did not answer, published again once it does. */
+export interface AuditSpool {
+  put(events: readonly AuditEvent[]): Promise<void>;
+  /** The oldest spooled events, up to `limit`. */
+  take(limit: number): Promise<AuditEvent[]>;
+  remove(ids: readonly string[]): Promise<void>;
+}
+
+interface SpoolDoc {
+  _id: string;
+  event: string;
+  createdAt: Date;
+  /** The order put: milliseconds × 1,000 plus a counter of this process (events of one millisecond keep theirs). */
+  order: number;
+}
+
+let spooled = 0;
+/** A number larger than any this process gave before (up to 1,000 a millisecond). */
+const nextOrder = () => Date.now() * 1000 + (spooled++ % 1000);
+
+/** The spool in the service's own database (`audit_spool`). */
+export class MongoAuditSpool implements AuditSpool {
+  constructor(private readonly db: Connection) {}
+
+  private get collection() {
+    return this.db.collection<SpoolDoc>('audit_spool');
+  }
+
+  async put(events: readonly AuditEvent[]): Promise<void> {
+    if (events.length === 0) return;
+    const createdAt = new Date();
+    // An upsert each: a put retried after a lost answer does not fail on its own first write.
+    await this.collection.bulkWrite(
+      events.map((e) => ({
+        replaceOne: {
+          filter: { _id: e.id },
+          replacement: { event: JSON.stringify(e), createdAt, order: nextOrder() },
+          upsert: true,
+        },
+      })),
+      { ordered: false },
+    );
+  }
+
+  async take(limit: number): Promise<AuditEvent[]> {
+    const docs = await this.collection.find({}).sort({ order: 1, _id: 1 }).limit(limit).toArray();
+    return docs.map((d) => AuditEventSchema.parse(JSON.parse(d.event)));
+  }
+
+  async remove(ids: readonly string[]): Promise<void> {
+    if (ids.length === 0) return;
+    for (const id of ids) await this.collection.deleteOne({ _id: id });
+  }
+}
+
+export interface AuditTrailOptions {
+  bus: Bus;
+  stream: AuditStreamConfig;
+  service: string;
+  logger: Logger;
+  spool: AuditSpool;
+  /** How long a publish may wait for the stream before the event goes to the spool (default 2 s). */
+  publishTimeoutMs?: number;
+  /** How often the spool is relayed while it holds events (default 1 s). */
+  relayMs?: number;
+  /** How often the spool is looked at anyway (default 60 s; also at start: a crash may have left events). */
+  sweepMs?: number;
+}
+
+/**
+ * Records audit events durably (see the module comment). After a publish fails, events go
+ * straight to the spool until a relay run publishes again, so a NATS outage costs each request a
+ * spool write, not a time-out.
+ */
+export class AuditTrail {
+  private readonly publisher: EventPublisher;
+  private readonly service: string;
+  private degraded = false;
+  private spooled = false;
+  private stopped = false;
+  private timers: NodeJS.Timeout[] = [];
+  private relaying?: Promise<void>;
+  private lastSweep = 0;
+
+  constructor(private readonly options: AuditTrailOptions) {
+    this.service = options.service;
+    this.publisher = new EventPublisher(options.bus.nc, options.publishTimeoutMs ?? 2000);
+  }
+
+  /** Makes sure the stream exists and starts the relay (which looks at the spool at once). */
+  async start(): Promise<void> {
+    await ensureAuditStream(this.options.bus, this.options.stream);
+    this.stopped = false;
+    this.spooled = true; // look once: an earlier run may have left events
+    const tick = () => {
+      if (this.stopped) return;
+      this.relaying = this.relay().finally(() => {
+        this.relaying = undefined;
+        if (!this.stopped) this.timers.push(setTimeout(tick, this.options.relayMs ?? 1000).unref());
+      });
+    };
+    tick();
+  }
+
+  async stop(): Promise<void> {
+    this.stopped = true;
+    for (const t of this.timers) clearTimeout(t);
+    this.timers = [];
+    await this.relaying;
+    this.publisher.close();
+  }
+
+  /** Events published or spooled and not yet published (a test waits for zero). */
+  get pending(): boolean {
+    return this.spooled;
+  }
+
+  /** Records an action; resolves once its events are durable (stream or spool), throws when neither took them. */
+  async record(
+    actor: AuditActor,
+    action: AuditAction,
+    recordIds: readonly string[] = [],
+    detail?: AuditEvent['detail'],
+  ): Promise<void> {
+    await this.publish(auditEvents(this.service, action, actor, recordIds, detail ? { detail } : {}));
+  }
+
+  /** Publishes events already built (the gateway's, a worker's); spools those the stream did not take. */
+  async publish(events: readonly AuditEvent[]): Promise<void> {
+    if (this.degraded) {
+      await this.spool(events);
+      return;
+    }
+    const results = await this.send(events);
+    const failed = events.filter((_, i) => results[i]?.status === 'rejected');
+    if (failed.length) {
+      const reason = results.find((r) => r.status === 'rejected') as PromiseRejectedResult;
+      this.options.logger.warn(
+        { err: reason.reason, events: failed.length },
+        'audit events spooled: NATS did not take them',
+      );
+      this.degraded = true;
+      this.spooled = true;
+      await this.spool(failed);
+    }
+  }
+
+  /** Publishes each event with its id as `Nats-Msg-Id` (a re-publish is stored once). */
+  private send(events: readonly AuditEvent[]) {
+    return Promise.allSettled(
+      events.map((e) => this.publisher.publish(auditSubject(this.options.stream, e.action), e.id, JSON.stringify(e))),
+    );
+  }
+
+  private async spool(events: readonly AuditEvent[]): Promise<void> {
+    await this.options.spool.put(events);
+    this.spooled = true;
+  }
+
+  /** Publishes what the spool holds, oldest first, removing each once the stream took it. */
+  private async relay(): Promise<void> {
+    const sweep = Date.now() - this.lastSweep >= (this.options.sweepMs ?? 60_000);
+    if (!this.spooled && !sweep) return;
+    if (sweep) this.lastSweep = Date.now();
+    try {
+      for (;;) {
+        const events = await this.options.spool.take(200);
+        if (events.length === 0) {
+          this.spooled = false;
+          this.degraded = false;
+          return;
+        }
+        const results = await this.send(events);
+        const published = events.filter((_, i) => results[i]?.status === 'fulfilled').map((e) => e.id);
+        await this.options.spool.remove(published);
+        if (published.length < events.length) {
+          this.spooled = true;
+          return; // NATS is still away: try again at the next tick
+        }
+      }
+    } catch (err) {
+      this.spooled = true;
+      this.options.logger.warn({ err }, 'audit spool relay failed; will retry');
+    }
+  }
+}
