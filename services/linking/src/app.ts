@@ -1,9 +1,11 @@
 import {
+  AuditTrail,
   type Bus,
   consumeRecordEvents,
   createServiceApp,
   ensureStream,
   type Logger,
+  MongoAuditSpool,
   mongoReadiness,
 } from '@nrad/service-kit';
 import type { Connection } from 'mongoose';
@@ -26,15 +28,24 @@ export interface LinkingAppDeps {
 /**
  * Builds the linking service: loads the match index and the links from its database into memory,
  * estimates the prior's match rate and the name and date-of-birth weights from the index
- * (domain/match-rate.ts), makes sure both streams exist, starts the link relay and the durable
- * consumer of `records.*` (which keeps the index current, auto-links new records and re-estimates
- * the match rate and the weights when due), and mounts the routes.
+ * (domain/match-rate.ts), makes sure the LINKS and AUDIT streams exist, starts the audit trail
+ * (issue 21), the link relay (which publishes each link's `links.created` and `link.create` audit
+ * event) and the durable consumer of `records.*` (which keeps the index current, auto-links new
+ * records and re-estimates the match rate and the weights when due), and mounts the routes.
  */
 export async function createApp({ config, db, bus, logger }: LinkingAppDeps) {
   const store = new LinkingStore(db);
   await store.init();
   const relay = new LinkRelay({ store, bus, logger, retryMs: config.RELAY_RETRY_MS });
   const index = new MatchIndex({ strictNames: config.LINK_STRICT_NAMES });
+  const auditStream = { AUDIT_STREAM: config.AUDIT_STREAM, AUDIT_SUBJECT_PREFIX: config.AUDIT_SUBJECT_PREFIX };
+  const audit = new AuditTrail({
+    bus,
+    stream: auditStream,
+    service: 'linking',
+    logger,
+    spool: new MongoAuditSpool(db),
+  });
   const deps: LinkingDeps = {
     store,
     index,
@@ -47,6 +58,8 @@ export async function createApp({ config, db, bus, logger }: LinkingAppDeps) {
     matchLimit: config.MATCH_LIMIT,
     recordWaitMs: config.RECORD_WAIT_MS,
     linksSubjectPrefix: config.LINKS_SUBJECT_PREFIX,
+    audit,
+    auditStream,
   };
   const started = Date.now();
   await loadState(deps);
@@ -58,14 +71,23 @@ export async function createApp({ config, db, bus, logger }: LinkingAppDeps) {
   logger.info({ records: deps.index.size, links: deps.links.size, ms, matchRate, strictNames }, 'match index loaded');
 
   await ensureStream(bus.jsm, { name: config.LINKS_STREAM, subjects: [`${config.LINKS_SUBJECT_PREFIX}.>`] });
+  await audit.start(); // ensures the AUDIT stream: the relay publishes the links' audit events to it too
   relay.start();
-  const consumer = await consumeRecordEvents(bus, config, (events) => applyRecordEvents(deps, events), logger);
+  let consumer: Awaited<ReturnType<typeof consumeRecordEvents>>;
+  try {
+    consumer = await consumeRecordEvents(bus, config, (events) => applyRecordEvents(deps, events), logger);
+  } catch (err) {
+    await relay.stop();
+    await audit.stop();
+    throw err;
+  }
 
   const app = createServiceApp({
     name: 'linking',
     logger,
     identitySecret: config.IDENTITY_SECRET,
     readiness: { mongo: mongoReadiness(db) },
+    audit: deps.audit,
   });
   const api = apiRoutes(deps);
   app.use(api.routes()).use(api.allowedMethods());
@@ -76,6 +98,7 @@ export async function createApp({ config, db, bus, logger }: LinkingAppDeps) {
     async stop() {
       await consumer.stop();
       await relay.stop();
+      await audit.stop();
     },
   };
 }

@@ -1,5 +1,5 @@
 import { LINKS_STREAM } from '@nrad/contracts';
-import { baseServiceEnv, env, loadConfig, recordEventsEnv } from '@nrad/service-kit';
+import { auditEnv, baseServiceEnv, env, loadConfig, recordEventsEnv } from '@nrad/service-kit';
 import { z } from 'zod';
 import { DEFAULT_THRESHOLD } from './matching/index.ts';
 
@@ -12,6 +12,11 @@ export const LinkingConfigSchema = z.object({
   /** Where `links.created` goes. */
   LINKS_STREAM: env.streamName(LINKS_STREAM),
   LINKS_SUBJECT_PREFIX: env.subjectPrefix('links'),
+  /**
+   * The audit stream (issue 21): NAMLC checks, reads of links and refusals; a link's `link.create`
+   * goes through the link's outbox beside its `links.created`.
+   */
+  ...auditEnv,
   /** Whether new records are linked automatically (off: only the NAMLC check and manual links). */
   AUTO_LINK: env.bool(true),
   /**

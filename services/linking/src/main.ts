@@ -11,7 +11,7 @@ const { server, port } = await listen(linking.app, config.PORT, config.HOST);
 logger.info({ port }, 'linking service listening');
 onShutdown(logger, [
   ['http', () => closeServer(server)],
-  ['consumer and relay', () => linking.stop()],
+  ['consumer, relay and audit trail', () => linking.stop()],
   ['nats', () => bus.nc.drain()],
   ['mongo', () => db.close()],
 ]);

@@ -1,6 +1,12 @@
 import { type LinkingConfig, LinkingConfigSchema } from './config.ts';
 
-/** Linking configuration for tests: the given database, streams and prefixes; fast retries. */
+/**
+ * Linking configuration for tests: the given database, streams and prefixes; fast retries. The
+ * AUDIT stream and prefix default to the siblings of the records ones, as the records service's
+ * test configuration names them (`t1a2b3c_RECORDS` → `t1a2b3c_AUDIT`, `t1a2b3c.records` →
+ * `t1a2b3c.audit`, else `<stream>_AUDIT`, `<prefix>_audit`): in the test's namespace, so parallel
+ * files never share them, and the same stream a records service of the namespace publishes to.
+ */
 export function linkingTestConfig(options: {
   identitySecret: string;
   mongoUrl: string;
@@ -10,6 +16,8 @@ export function linkingTestConfig(options: {
   recordsSubjectPrefix: string;
   linksStream: string;
   linksSubjectPrefix: string;
+  auditStream?: string;
+  auditSubjectPrefix?: string;
   consumer?: string;
   threshold?: number;
   autoLink?: boolean;
@@ -24,6 +32,9 @@ export function linkingTestConfig(options: {
     RECORDS_SUBJECT_PREFIX: options.recordsSubjectPrefix,
     LINKS_STREAM: options.linksStream,
     LINKS_SUBJECT_PREFIX: options.linksSubjectPrefix,
+    AUDIT_STREAM: options.auditStream ?? sibling(options.recordsStream, /(^|_)RECORDS$/, 'AUDIT', '_'),
+    AUDIT_SUBJECT_PREFIX:
+      options.auditSubjectPrefix ?? sibling(options.recordsSubjectPrefix, /(^|\.)records$/, 'audit', '_'),
     RECORDS_CONSUMER: options.consumer ?? 'linking',
     ...(options.threshold === undefined ? {} : { LINK_THRESHOLD: String(options.threshold) }),
     AUTO_LINK: String(options.autoLink ?? true),
@@ -33,4 +44,9 @@ export function linkingTestConfig(options: {
     EVENT_ACK_WAIT_MS: '2000',
     LOG_LEVEL: 'silent',
   });
+}
+
+/** `name` with its last token `pattern` replaced by `token`, or `token` appended after `separator`. */
+function sibling(name: string, pattern: RegExp, token: string, separator: string): string {
+  return pattern.test(name) ? name.replace(pattern, `$1${token}`) : `${name}${separator}${token}`;
 }

@@ -1,4 +1,11 @@
-import { type CaseRecord, type LinkEvent, LinkEventSchema, type UserIdentity } from '@nrad/contracts';
+import {
+  type AuditEvent,
+  AuditEventSchema,
+  type CaseRecord,
+  type LinkEvent,
+  LinkEventSchema,
+  type UserIdentity,
+} from '@nrad/contracts';
 import { type TestNamespace, testNamespace, waitUntil } from '@nrad/infra/harness';
 import {
   consumerCaughtUp,
@@ -46,6 +53,11 @@ export interface LinkingHarness {
   linkEvents(): Promise<Array<LinkEvent & { msgId: string }>>;
   /** Every `links.created` in the LINKS stream now, without waiting. */
   linkEventsNow(): Promise<Array<LinkEvent & { msgId: string }>>;
+  /**
+   * The linking service's audit events in the namespace's AUDIT stream (which the records service
+   * beside it publishes to as well), once no link waits to be published and its audit spool is empty.
+   */
+  settledAudit(): Promise<Array<AuditEvent & { subject: string; msgId: string }>>;
   stop(): Promise<void>;
 }
 
@@ -95,6 +107,16 @@ export async function startLinking(options: { threshold?: number; autoLink?: boo
     return readLinks(bus, config.LINKS_STREAM);
   };
   h.linkEventsNow = () => readLinks(bus, config.LINKS_STREAM);
+  h.settledAudit = async () => {
+    await waitUntil('links published', async () => h.built.deps.relay.size === 0, 10_000);
+    await waitUntil(
+      'audit spool drained',
+      async () => (await db.collection('audit_spool').countDocuments({})) === 0,
+      20_000,
+    );
+    const events = await readMessages(bus, config.AUDIT_STREAM, (data) => AuditEventSchema.parse(data));
+    return events.filter((e) => e.service === 'linking');
+  };
   let stopped: Promise<void> | undefined;
   h.stop = () => {
     stopped ??= (async () => {
@@ -110,14 +132,24 @@ export async function startLinking(options: { threshold?: number; autoLink?: boo
 
 /** Every message of the LINKS stream, decoded, with its `Nats-Msg-Id`. */
 export async function readLinks(bus: Bus, stream: string): Promise<Array<LinkEvent & { msgId: string }>> {
+  const messages = await readMessages(bus, stream, (data) => LinkEventSchema.parse(data));
+  return messages.map(({ subject: _subject, ...event }) => event);
+}
+
+/** Every message of a stream, decoded with `decode`, with its subject and its `Nats-Msg-Id`. */
+export async function readMessages<T>(
+  bus: Bus,
+  stream: string,
+  decode: (data: unknown) => T,
+): Promise<Array<T & { subject: string; msgId: string }>> {
   const info = await bus.jsm.streams.info(stream);
   const total = info.state.messages;
-  const out: Array<LinkEvent & { msgId: string }> = [];
+  const out: Array<T & { subject: string; msgId: string }> = [];
   if (total === 0) return out;
   const consumer = await bus.js.consumers.get(stream);
   const messages = await consumer.fetch({ max_messages: total, expires: 5000 });
   for await (const m of messages) {
-    out.push({ ...LinkEventSchema.parse(m.json()), msgId: m.headers?.get('Nats-Msg-Id') ?? '' });
+    out.push({ ...decode(m.json()), subject: m.subject, msgId: m.headers?.get('Nats-Msg-Id') ?? '' });
     if (out.length === total) break;
   }
   return out;

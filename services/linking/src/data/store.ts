@@ -47,7 +47,17 @@ const indexSchema = new Schema<IndexDoc>(
 // No index on `keys`: candidates are looked up in memory (MatchIndex), never in the store, and an
 // index of an array's whole text cost every entry's insert (docs/adr/0007).
 
-/** A stored link; `published` turns true once `links.created` is in the stream. */
+/** A message kept beside a link until it is published: its `Nats-Msg-Id`, its subject and its JSON. */
+export interface OutboxMessage {
+  id: string;
+  subject: string;
+  payload: string;
+}
+
+/**
+ * A stored link, which is also its own outbox: `published` turns true once `links.created` and the
+ * link's audit event (`link.create`, issue 21) are both in their streams.
+ */
 export interface LinkDoc {
   _id: Types.ObjectId;
   /** The two record ids in ascending order joined by ':' — one link per pair (unique). */
@@ -64,6 +74,11 @@ export interface LinkDoc {
   createdById: string | null;
   /** The `links.created` event as JSON, exactly as it is published. */
   event: string;
+  /**
+   * The `link.create` audit event, as it is published to the audit stream (written with the link,
+   * so the two cannot part). Links stored before the audit trail have none.
+   */
+  audit?: OutboxMessage;
   published: boolean;
 }
 
@@ -82,6 +97,7 @@ const linkSchema = new Schema<LinkDoc>(
     createdAt: { type: Date, required: true },
     createdById: { type: String, default: null },
     event: { type: String, required: true },
+    audit: { type: Schema.Types.Mixed, required: false },
     published: { type: Boolean, required: true },
   },
   { collection: 'links', versionKey: false, minimize: false },

@@ -1,29 +1,41 @@
 import { type Bus, type Logger, publishEventJson } from '@nrad/service-kit';
 import { Types } from 'mongoose';
-import type { LinkingStore } from '../data/store.ts';
+import type { LinkDoc, LinkingStore, OutboxMessage } from '../data/store.ts';
 
-interface Pending {
+/** A stored link's messages, in the order they are published. */
+export interface PendingLink {
+  /** The link's id. */
   id: string;
-  subject: string;
-  event: string;
+  messages: OutboxMessage[];
 }
 
 /**
- * Publishes `links.created` for every stored link until the stream acknowledges it. A link and its
- * event are one document (`published: false` until acknowledged), so a crash between the write and
- * the publish loses nothing: at start every unpublished link is queued again (the service loads
- * all links anyway). The link id is the `Nats-Msg-Id`, so a re-publish is stored once.
+ * What a stored link publishes: `links.created` (the link id as its `Nats-Msg-Id`) on
+ * `linksSubject`, then its audit event (`link.create`) when it has one.
+ */
+export function pendingLink(doc: LinkDoc, linksSubject: string): PendingLink {
+  const id = doc._id.toHexString();
+  return { id, messages: [{ id, subject: linksSubject, payload: doc.event }, ...(doc.audit ? [doc.audit] : [])] };
+}
+
+/**
+ * Publishes the messages of every stored link — `links.created` and the link's `link.create` audit
+ * event — until the streams acknowledge them. A link and its events are one document
+ * (`published: false` until both are acknowledged), so a crash between the write and the publish
+ * loses nothing: at start every unpublished link is queued again (the service loads all links
+ * anyway). Each message has a fixed `Nats-Msg-Id` (the link id; the audit event's id, made from the
+ * link id), so a re-publish is stored once.
  */
 export class LinkRelay {
-  private readonly pending = new Map<string, Pending>();
+  private readonly pending = new Map<string, PendingLink>();
   private timer: NodeJS.Timeout | undefined;
   private running: Promise<void> | undefined;
   private stopped = false;
 
   constructor(private readonly options: { store: LinkingStore; bus: Bus; logger: Logger; retryMs: number }) {}
 
-  /** Queues a link's event and tries to publish it now. */
-  enqueue(item: Pending): void {
+  /** Queues a link's messages and tries to publish them now. */
+  enqueue(item: PendingLink): void {
     this.pending.set(item.id, item);
     this.kick();
   }
@@ -66,11 +78,11 @@ export class LinkRelay {
       if (next.done || this.stopped) return;
       const item = next.value;
       try {
-        await publishEventJson(bus, item.subject, item.id, item.event);
+        for (const m of item.messages) await publishEventJson(bus, m.subject, m.id, m.payload);
         await store.markPublished(new Types.ObjectId(item.id));
         this.pending.delete(item.id);
       } catch (err) {
-        logger.warn({ err, link: item.id }, 'links.created not published yet; will retry');
+        logger.warn({ err, link: item.id }, 'link events not published yet; will retry');
         return; // NATS or the database is down: the next tick tries again, in order
       }
     }

@@ -1,30 +1,31 @@
 import Router from '@koa/router';
-import { type ServiceState, userOf } from '@nrad/service-kit';
+import { actorOf, type ServiceState, userOf } from '@nrad/service-kit';
 import * as linking from '../use-cases/linking.ts';
 
 /** The linking paths of SPEC §7 (ARCHITECTURE.md "Route ownership") and the links' summary. */
 export function apiRoutes(deps: linking.LinkingDeps) {
   const router = new Router<ServiceState>({ prefix: '/api' });
 
-  router.post('/records/check-namlc-matches', (ctx) => {
+  router.post('/records/check-namlc-matches', async (ctx) => {
     userOf(ctx.state);
-    ctx.body = linking.checkMatches(deps, ctx.request.body);
+    ctx.body = await linking.checkMatches(deps, actorOf(ctx), ctx.request.body);
   });
 
   router.post('/records/link', async (ctx) => {
-    const link = await linking.createLink(deps, userOf(ctx.state), ctx.request.body);
+    const link = await linking.createLink(deps, userOf(ctx.state), actorOf(ctx), ctx.request.body);
     ctx.status = 201;
     ctx.body = link;
   });
 
   router.get('/records/:id/links', async (ctx) => {
-    ctx.body = await linking.listLinks(deps, userOf(ctx.state), ctx.params.id ?? '');
+    ctx.body = await linking.listLinks(deps, userOf(ctx.state), actorOf(ctx), ctx.params.id ?? '');
   });
 
   router.get('/records/:id/linked', async (ctx) => {
-    ctx.body = await linking.listLinked(deps, userOf(ctx.state), ctx.params.id ?? '');
+    ctx.body = await linking.listLinked(deps, userOf(ctx.state), actorOf(ctx), ctx.params.id ?? '');
   });
 
+  // Counts only, no record: not an audited read (issue 21 audits what discloses records).
   router.get('/links/summary', (ctx) => {
     ctx.body = linking.linkSummary(deps, userOf(ctx.state));
   });

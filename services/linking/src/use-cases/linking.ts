@@ -1,7 +1,9 @@
 import {
   type Actor,
   type Agency,
+  type AuditEvent,
   type CaseRecord,
+  type CheckMatches,
   CheckMatchesSchema,
   CreateLinkSchema,
   ERROR_CODES,
@@ -19,14 +21,25 @@ import {
   type RecordLinkView,
   type UserIdentity,
 } from '@nrad/contracts';
-import { conflict, type Logger, notFound, parse, validationError } from '@nrad/service-kit';
+import {
+  type AuditActor,
+  type AuditStreamConfig,
+  type AuditTrail,
+  auditEvents,
+  auditOutboxEntry,
+  conflict,
+  type Logger,
+  notFound,
+  parse,
+  validationError,
+} from '@nrad/service-kit';
 import { Types } from 'mongoose';
 import { type LinkDoc, type LinkingStore, LinkTakenError, linkFromDoc } from '../data/store.ts';
 import type { LinkRegistry } from '../domain/link-registry.ts';
 import { pairKeyOf } from '../domain/link-registry.ts';
 import { entryFor, type IndexEntry, type MatchIndex, type ScoredCandidate } from '../domain/match-index.ts';
 import { keyWeights, type MatchRate, type MatchRateEstimate, type WeightChoice } from '../domain/match-rate.ts';
-import type { LinkRelay } from '../events/link-relay.ts';
+import { type LinkRelay, pendingLink } from '../events/link-relay.ts';
 import type { LevelWeights } from '../matching/em.ts';
 import { blockingKeys, type MatchResult, prepareRecord, scorePrepared } from '../matching/index.ts';
 
@@ -49,7 +62,14 @@ export interface LinkingDeps {
   matchLimit: number;
   recordWaitMs: number;
   linksSubjectPrefix: string;
+  /** NAMLC checks, reads of links and refusals are recorded here; a link's audit event goes in its outbox. */
+  audit: AuditTrail;
+  /** Where the links' audit events go. */
+  auditStream: AuditStreamConfig;
 }
+
+/** The service name audit events carry. */
+export const AUDIT_SERVICE = 'linking';
 
 /**
  * Applies a run of `records.*` events in stream order (the consumer's batch; one event is a run of
@@ -75,7 +95,7 @@ export async function applyRecordEvents(deps: LinkingDeps, events: readonly Reco
     if (entry) deps.index.put(entry);
     if (event.type !== 'created' || !deps.autoLink) continue;
     const current = deps.index.get(event.record.id);
-    if (current && !current.deleted) await autoLink(deps, current);
+    if (current && !current.deleted) await autoLink(deps, current, event.actor);
   }
   refreshMatchRate(deps);
 }
@@ -136,8 +156,16 @@ export function refreshMatchRate(deps: LinkingDeps): void {
   );
 }
 
-/** Links `entry` to every active record of another organization at or above the threshold. */
-export async function autoLink(deps: LinkingDeps, entry: IndexEntry): Promise<Link[]> {
+/**
+ * Links `entry` to every active record of another organization at or above the threshold. Each
+ * link is recorded (`link.create`, detail `{auto: true}`) as done by `by`, the actor of the record
+ * event that brought the record: the user who created it (no request of this service's).
+ */
+export async function autoLink(deps: LinkingDeps, entry: IndexEntry, by: Actor): Promise<Link[]> {
+  const audit: LinkAudit = {
+    actor: { userId: by.userId, organization: by.organization, requestId: null, clientAddress: null },
+    detail: { auto: true },
+  };
   const found = deps.index.find(entry.prepared, entry.keys, {
     excludeOrganization: entry.organization,
     excludeId: entry.id,
@@ -146,7 +174,7 @@ export async function autoLink(deps: LinkingDeps, entry: IndexEntry): Promise<Li
   const made: Link[] = [];
   for (const candidate of found) {
     if (deps.links.hasPair(entry.id, candidate.entry.id)) continue;
-    const link = await storeLink(deps, entry, candidate.entry, candidate.result, 'auto', null);
+    const link = await storeLink(deps, entry, candidate.entry, candidate.result, 'auto', null, audit);
     if (link) made.push(link);
   }
   if (made.length > 0) {
@@ -155,7 +183,20 @@ export async function autoLink(deps: LinkingDeps, entry: IndexEntry): Promise<Li
   return made;
 }
 
-/** Stores a link with its pending event and queues the event; null when the pair was taken meanwhile. */
+/** Who a link's audit event names, and what else it says. */
+interface LinkAudit {
+  actor: AuditActor;
+  detail?: AuditEvent['detail'];
+}
+
+/** The id of a link's audit event: made from the link's, so that publishing it again stores it once. */
+export const linkAuditId = (linkId: string) => `link-${linkId}`;
+
+/**
+ * Stores a link with its pending events — `links.created` and the `link.create` audit event naming
+ * both records, in the same document so that they cannot part — and queues them; null when the
+ * pair was taken meanwhile (then neither event exists).
+ */
 async function storeLink(
   deps: LinkingDeps,
   source: IndexEntry,
@@ -163,6 +204,7 @@ async function storeLink(
   result: MatchResult,
   linkType: Link['linkType'],
   actor: Actor | null,
+  audit: LinkAudit,
 ): Promise<Link | null> {
   const id = new Types.ObjectId();
   const createdAt = new Date();
@@ -181,6 +223,12 @@ async function storeLink(
   };
   const subject = linkSubject(deps.linksSubjectPrefix);
   const event: LinkEvent = { id: link.id, type: 'created', time: link.createdAt, actor, link };
+  const [auditEvent] = auditEvents(AUDIT_SERVICE, 'link.create', audit.actor, [source.id, linked.id], {
+    id: linkAuditId(link.id),
+    at: createdAt,
+    ...(audit.detail ? { detail: audit.detail } : {}),
+  });
+  const auditEntry = auditOutboxEntry(deps.auditStream, auditEvent as AuditEvent, createdAt);
   const doc: LinkDoc = {
     _id: id,
     pairKey: pairKeyOf(source.id, linked.id),
@@ -195,6 +243,7 @@ async function storeLink(
     createdAt,
     createdById: link.createdById,
     event: JSON.stringify(event),
+    audit: { id: auditEntry.id, subject: auditEntry.subject, payload: auditEntry.payload },
     published: false,
   };
   try {
@@ -204,7 +253,7 @@ async function storeLink(
     throw err;
   }
   deps.links.add(linkFromDoc(doc));
-  deps.relay.enqueue({ id: link.id, subject, event: doc.event });
+  deps.relay.enqueue(pendingLink(doc, subject));
   return link;
 }
 
@@ -229,10 +278,18 @@ async function lookUp(deps: LinkingDeps, id: string): Promise<IndexEntry | undef
   return recent ? deps.index.waitFor(id, deps.recordWaitMs) : undefined;
 }
 
-/** A record of the user's scope that is not deleted, or 404 as if it did not exist. */
-async function ownRecord(deps: LinkingDeps, user: UserIdentity, id: string): Promise<IndexEntry> {
+/**
+ * A record of the user's scope that is not deleted, or 404 as if it did not exist. Another agency's
+ * record (deleted or not) is refused the same way, and the attempt is recorded (`access.refused`,
+ * issue 21) before the caller answers 404; an id nobody holds is no refusal.
+ */
+async function ownRecord(deps: LinkingDeps, user: UserIdentity, actor: AuditActor, id: string): Promise<IndexEntry> {
   const entry = await lookUp(deps, id);
-  if (!entry || entry.deleted || !inScope(user, entry)) throw notFound(RECORD_NOT_FOUND);
+  if (entry && !inScope(user, entry)) {
+    await deps.audit.record(actor, 'access.refused', [entry.id], { status: 404 });
+    throw notFound(RECORD_NOT_FOUND);
+  }
+  if (!entry || entry.deleted) throw notFound(RECORD_NOT_FOUND);
   return entry;
 }
 
@@ -257,8 +314,24 @@ function candidateView({ entry, result }: ScoredCandidate): MatchCandidate {
   };
 }
 
-/** `POST /api/records/check-namlc-matches`: active records of the named organization that match. */
-export function checkMatches(deps: LinkingDeps, body: unknown): { matches: MatchCandidate[] } {
+/** What a NAMLC check asked, as an audit event's detail (text cut to 500 characters). */
+function checkDetail(input: CheckMatches): AuditEvent['detail'] {
+  return Object.fromEntries(
+    Object.entries(input)
+      .filter(([, v]) => v !== undefined)
+      .map(([k, v]) => [k, typeof v === 'string' ? v.slice(0, 500) : (v as number | boolean | null)]),
+  );
+}
+
+/**
+ * `POST /api/records/check-namlc-matches`: active records of the named organization that match.
+ * Recorded (`namlc.check`: what was asked, which records the answer discloses) before it is answered.
+ */
+export async function checkMatches(
+  deps: LinkingDeps,
+  actor: AuditActor,
+  body: unknown,
+): Promise<{ matches: MatchCandidate[] }> {
   const input = parse(CheckMatchesSchema, body);
   const organization = NAMLC_AGENCY[input.namlcOrganization];
   const query = prepareRecord({
@@ -273,26 +346,40 @@ export function checkMatches(deps: LinkingDeps, body: unknown): { matches: Match
     threshold: deps.threshold,
     limit: deps.matchLimit,
   });
-  return { matches: found.map(candidateView) };
+  const matches = found.map(candidateView);
+  await deps.audit.record(
+    actor,
+    'namlc.check',
+    matches.map((m) => m.id),
+    checkDetail(input),
+  );
+  return { matches };
 }
 
 /**
  * `POST /api/records/link`: the caller's record (source) with an active record of another
  * organization. The confidence, criteria and explanation are the scorer's; the client's
- * `matchCriteria` is checked for shape only.
+ * `matchCriteria` is checked for shape only. The link's `link.create` audit event (the two record
+ * ids) is stored with it.
  */
-export async function createLink(deps: LinkingDeps, user: UserIdentity, body: unknown): Promise<RecordLinkView> {
+export async function createLink(
+  deps: LinkingDeps,
+  user: UserIdentity,
+  auditActor: AuditActor,
+  body: unknown,
+): Promise<RecordLinkView> {
   const input = parse(CreateLinkSchema, body);
   const sourceId = input.sourceRecordId.toLowerCase();
   const linkedId = input.linkedRecordId.toLowerCase();
   if (sourceId === linkedId) throw validationError(SELF_LINK);
-  const source = await ownRecord(deps, user, sourceId);
+  const source = await ownRecord(deps, user, auditActor, sourceId);
   const linked = await lookUp(deps, linkedId);
   if (!linked || linked.deleted) throw notFound(LINKED_RECORD_NOT_FOUND);
   if (linked.organization === source.organization) throw validationError(SAME_ORGANIZATION);
   if (deps.links.hasPair(source.id, linked.id)) throw conflict(ALREADY_LINKED, ERROR_CODES.alreadyLinked);
   const actor: Actor = { userId: user.userId, name: user.name, organization: user.organization };
-  const link = await storeLink(deps, source, linked, scoreAgainst(deps, source, linked), 'manual', actor);
+  const result = scoreAgainst(deps, source, linked);
+  const link = await storeLink(deps, source, linked, result, 'manual', actor, { actor: auditActor });
   if (!link) throw conflict(ALREADY_LINKED, ERROR_CODES.alreadyLinked);
   return { ...link, linkedRecord: withLinkFlags(deps, linked.record) };
 }
@@ -331,16 +418,37 @@ function activeLinks(deps: LinkingDeps, entry: IndexEntry): Array<{ link: Link; 
   });
 }
 
+/**
+ * The active links of a record of the user's scope, recorded as a read (`record.read`, detail
+ * `{via: 'links'}`) of the record and of each linked record they disclose, before they are answered.
+ */
+async function readLinks(deps: LinkingDeps, user: UserIdentity, actor: AuditActor, id: string) {
+  const entry = await ownRecord(deps, user, actor, parseRecordId(id));
+  const links = activeLinks(deps, entry);
+  await deps.audit.record(actor, 'record.read', [entry.id, ...links.map(({ other }) => other.id)], { via: 'links' });
+  return links;
+}
+
 /** `GET /api/records/{id}/links`. */
-export async function listLinks(deps: LinkingDeps, user: UserIdentity, id: string): Promise<RecordLinkView[]> {
-  const entry = await ownRecord(deps, user, parseRecordId(id));
-  return activeLinks(deps, entry).map(({ link, other }) => ({ ...link, linkedRecord: withLinkFlags(deps, other) }));
+export async function listLinks(
+  deps: LinkingDeps,
+  user: UserIdentity,
+  actor: AuditActor,
+  id: string,
+): Promise<RecordLinkView[]> {
+  const links = await readLinks(deps, user, actor, id);
+  return links.map(({ link, other }) => ({ ...link, linkedRecord: withLinkFlags(deps, other) }));
 }
 
 /** `GET /api/records/{id}/linked`. */
-export async function listLinked(deps: LinkingDeps, user: UserIdentity, id: string): Promise<LinkedRecordSummary[]> {
-  const entry = await ownRecord(deps, user, parseRecordId(id));
-  return activeLinks(deps, entry).map(({ other }) => ({
+export async function listLinked(
+  deps: LinkingDeps,
+  user: UserIdentity,
+  actor: AuditActor,
+  id: string,
+): Promise<LinkedRecordSummary[]> {
+  const links = await readLinks(deps, user, actor, id);
+  return links.map(({ other }) => ({
     organization: other.organization,
     id: other.id,
     incidentNumber: other.incidentNumber,
@@ -351,7 +459,8 @@ export async function listLinked(deps: LinkingDeps, user: UserIdentity, id: stri
 /**
  * `GET /api/links/summary`: links whose two records are both not deleted, by the pair of agencies
  * they join; an agency's pairs are those it is part of, ADMIN's every pair. Counted from the links
- * in memory (a few thousand per 100,000 records: well under a millisecond).
+ * in memory (a few thousand per 100,000 records: well under a millisecond). It discloses counts
+ * only, no record, so it is not an audited read.
  */
 export function linkSummary(deps: LinkingDeps, user: UserIdentity): LinkSummary {
   const scope = user.organization === 'ADMIN' ? null : user.organization;
@@ -377,17 +486,11 @@ export function linkSummary(deps: LinkingDeps, user: UserIdentity): LinkSummary 
   return LinkSummarySchema.parse({ total, pairs: sorted });
 }
 
-/** Loads the index and the links from the database; queues the events of unpublished links. */
+/** Loads the index and the links from the database; queues the events (and audit events) of unpublished links. */
 export async function loadState(deps: LinkingDeps): Promise<void> {
   for await (const record of deps.store.allRecords()) deps.index.put(entryFor(record));
   for await (const doc of deps.store.allLinks()) {
     deps.links.add(linkFromDoc(doc));
-    if (!doc.published) {
-      deps.relay.enqueue({
-        id: doc._id.toHexString(),
-        subject: linkSubject(deps.linksSubjectPrefix),
-        event: doc.event,
-      });
-    }
+    if (!doc.published) deps.relay.enqueue(pendingLink(doc, linkSubject(deps.linksSubjectPrefix)));
   }
 }
