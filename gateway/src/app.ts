@@ -56,6 +56,7 @@ export function createGateway({ config, redis, logger }: GatewayDeps) {
     ingest: config.INGEST_URL,
     report: config.REPORT_URL,
     ops: config.OPS_URL,
+    audit: config.AUDIT_URL,
   };
   const addressLimits = { registrations: config.REGISTER_IP_MAX_PER_HOUR };
   const auth = createAuthClient({ baseUrl: config.AUTH_URL, identitySecret: config.IDENTITY_SECRET });

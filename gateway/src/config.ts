@@ -73,6 +73,8 @@ export const GatewayConfigSchema = z.object({
   REPORT_URL: env.url(),
   /** The ops service: GET /api/admin/operations and the queue board (/admin/queues). */
   OPS_URL: env.url(),
+  /** The audit service: GET /api/audit (ADR 0014). */
+  AUDIT_URL: env.url(),
 });
 export type GatewayConfig = z.output<typeof GatewayConfigSchema>;
 

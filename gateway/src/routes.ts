@@ -3,7 +3,7 @@
  * pattern that matches wins, so specific paths come before the general ones of the same prefix.
  * The gateway's own paths (login, logout, user, health) are handled before this table is read.
  */
-export type ServiceName = 'auth' | 'records' | 'linking' | 'stats' | 'ingest' | 'report' | 'ops';
+export type ServiceName = 'auth' | 'records' | 'linking' | 'stats' | 'ingest' | 'report' | 'ops' | 'audit';
 
 export interface RouteRule {
   pattern: RegExp;
@@ -35,6 +35,7 @@ export const ROUTES: readonly RouteRule[] = [
   { pattern: /^\/api\/reports(\/jobs\/[^/]+|\/[^/]+(\/markdown)?)?$/, service: 'report' },
   { pattern: /^\/api\/admin\/stats$/, service: 'stats' },
   { pattern: /^\/api\/admin\/operations$/, service: 'ops' },
+  { pattern: /^\/api\/audit$/, service: 'audit' },
   { pattern: /^\/api\/dropdown-options\/[^/]+$/, service: 'records' },
 ];
 

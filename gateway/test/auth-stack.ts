@@ -1,8 +1,10 @@
 /**
- * The services of the gateway's tests, without vitest: auth, records, linking, stats, ingest and report on real ports
+ * The services of the gateway's tests, without vitest: auth, records, linking, stats, ingest, report, audit and ops on real ports
  * and gateways in front of them, in a namespace the caller gives and closes (stack.ts wraps it for
  * test files; serve-stack.ts runs it in a process of its own for tests in a browser environment).
  */
+import { createApp as createAuditApp } from '@nrad/audit-service/app';
+import { auditTestConfig } from '@nrad/audit-service/test-support';
 import { createApp as createAuthApp } from '@nrad/auth-service/app';
 import { authTestConfig } from '@nrad/auth-service/test-support';
 import type { TestNamespace } from '@nrad/infra/harness';
@@ -101,6 +103,19 @@ export async function createAuthStack(t: TestNamespace) {
   const reportDb = await connectMongo({ url: reportConfig.MONGO_URL, dbName: reportConfig.MONGO_DB });
   const report = await createReportApp({ config: reportConfig, db: reportDb, logger });
   const reportServer = await listen(report.app, 0, '127.0.0.1');
+  const auditConfig = auditTestConfig({
+    identitySecret: IDENTITY_SECRET,
+    mongoUrl: t.mongoUrl,
+    natsUrl: t.natsUrl,
+    dbName: t.db('audit'),
+    auditStream: t.stream('AUDIT'),
+    auditSubjectPrefix: t.subject('audit'),
+    recordsStream: recordsConfig.RECORDS_STREAM,
+    recordsSubjectPrefix: recordsConfig.RECORDS_SUBJECT_PREFIX,
+  });
+  const auditDb = await connectMongo({ url: auditConfig.MONGO_URL, dbName: auditConfig.MONGO_DB });
+  const audit = await createAuditApp({ config: auditConfig, db: auditDb, bus, logger });
+  const auditServer = await listen(audit.app, 0, '127.0.0.1');
   const serviceUrls = {
     auth: authUrl,
     records: `http://127.0.0.1:${recordsServer.port}`,
@@ -108,6 +123,7 @@ export async function createAuthStack(t: TestNamespace) {
     stats: `http://127.0.0.1:${statsServer.port}`,
     ingest: `http://127.0.0.1:${ingestServer.port}`,
     report: `http://127.0.0.1:${reportServer.port}`,
+    audit: `http://127.0.0.1:${auditServer.port}`,
   };
   const opsConfig = opsTestConfig({
     identitySecret: IDENTITY_SECRET,
@@ -137,6 +153,7 @@ export async function createAuthStack(t: TestNamespace) {
       INGEST_URL: serviceUrls.ingest,
       REPORT_URL: serviceUrls.report,
       OPS_URL: `http://127.0.0.1:${opsServer.port}`,
+      AUDIT_URL: serviceUrls.audit,
       TRUST_PROXY: 'true',
       ...overrides,
     });
@@ -155,9 +172,11 @@ export async function createAuthStack(t: TestNamespace) {
     await ingestServer.close();
     await reportServer.close();
     await opsServer.close();
+    await auditServer.close();
     await ops.stop();
     await ingest.stop();
     await report.stop();
+    await audit.stop();
     await linking.stop();
     if (statsRunning) await stats.stop();
     await records.stop();
@@ -169,6 +188,7 @@ export async function createAuthStack(t: TestNamespace) {
       statsDb.close(),
       ingestDb.close(),
       reportDb.close(),
+      auditDb.close(),
     ]);
   };
 
@@ -186,6 +206,8 @@ export async function createAuthStack(t: TestNamespace) {
     linkingDb,
     linksStream: linkingConfig.LINKS_STREAM,
     statsDb,
+    auditDb,
+    auditConfig,
     serviceUrls,
     opsConfig,
     closeAuth: () => closeServer(authServer.server),

@@ -141,6 +141,7 @@ describe('serving the built frontends', () => {
       INGEST_URL: 'http://127.0.0.1:5',
       REPORT_URL: 'http://127.0.0.1:6',
       OPS_URL: 'http://127.0.0.1:7',
+      AUDIT_URL: 'http://127.0.0.1:8',
     };
     for (const bad of ['not json', '{"Settings":"/x"}', '{"settings":"javascript:alert(1)"}', '[1]']) {
       const parsed = GatewayConfigSchema.safeParse({ ...base, MF_REMOTES: bad });

@@ -34,7 +34,15 @@ describe('GET /api/admin/operations', () => {
   it('shows every service ready with its build, the queues, and the streams and consumers of this system', async () => {
     const ops = await operations();
     expect(ops.problems).toEqual([]);
-    expect(ops.services.map((s) => s.name).sort()).toEqual(['auth', 'ingest', 'linking', 'records', 'report', 'stats']);
+    expect(ops.services.map((s) => s.name).sort()).toEqual([
+      'audit',
+      'auth',
+      'ingest',
+      'linking',
+      'records',
+      'report',
+      'stats',
+    ]);
     for (const s of ops.services) {
       expect(s, s.name).toMatchObject({ ready: true, version: 'source' });
       expect(

@@ -7,7 +7,7 @@ import { createAuthStack } from './auth-stack.ts';
 export { ADMIN, createAuthStack, IDENTITY_SECRET } from './auth-stack.ts';
 
 /**
- * Real auth, records, linking and stats services on real ports (FerretDB, NATS JetStream behind them) and gateways
+ * Real auth, records, linking, stats, ingest, report, audit and ops services on real ports (FerretDB, NATS JetStream behind them) and gateways
  * in front of them on real Redis, all in this test file's namespace; everything is closed after
  * the file.
  */

@@ -86,6 +86,11 @@ export const SERVICES: ReadonlyArray<{
     }),
   },
   {
+    name: 'audit',
+    entry: 'services/audit/dist/main.js',
+    env: (s) => ({ MONGO_URL: s.mongoUrl, NATS_URL: s.natsUrl, IDENTITY_SECRET: s.identitySecret }),
+  },
+  {
     name: 'ops',
     entry: 'services/ops/dist/main.js',
     env: (s, urls) => ({

@@ -209,6 +209,7 @@ describe('npm start', () => {
       'stats',
       'ingest',
       'report',
+      'audit',
     ]);
     for (const s of ops.body.services) expect(s.version).toMatch(/^0\.1\.0(\+[0-9a-f]+)?$/);
     expect(ops.body.queues.map((q: { name: string }) => q.name)).toEqual(['ingest', 'report']);

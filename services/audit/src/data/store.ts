@@ -3,9 +3,16 @@
  * order is the primary key's), a unique index on the event id (a redelivered event is stored
  * once), and the anchor retention leaves in `audit_anchor`. Append-only: nothing here updates an
  * entry. The chain itself is domain/chain.ts.
+ *
+ * Reads for `GET /api/audit` go through indexes both stores serve: `recordIds` has a single-field
+ * index (a multikey index on MongoDB; on our FerretDB build the elements table of an array field,
+ * which only a single-field index gets, ADR 0002), `userId` one with seq after it, `time` one for
+ * ranges. On FerretDB the filter is SQL on those indexes; the order by seq (a number) is not, so
+ * the matching entries are sorted in memory there (MONGO-COMPAT.md: correct, slower).
  */
 import { type AuditEntry, type AuditEvent, AuditEventSchema } from '@nrad/contracts';
 import { isDuplicateKeyError } from '@nrad/service-kit';
+import type { PlannedQuery } from '@nrad/service-kit/query-plans';
 import mongoose, { type Connection, type Model, Schema } from 'mongoose';
 import { type ChainAnchor, type ChainReport, ChainVerifier, chainEntry, GENESIS } from '../domain/chain.ts';
 
@@ -39,6 +46,12 @@ const entrySchema = new Schema<EntryDoc>(
   },
   { collection: ENTRIES_COLLECTION, versionKey: false, minimize: false },
 );
+// A record's timeline: single-field, so our FerretDB build keeps the array's elements table (ADR 0002).
+entrySchema.index({ recordIds: 1 });
+// A user's actions, newest first.
+entrySchema.index({ userId: 1, _id: -1 });
+// A time range.
+entrySchema.index({ time: 1 });
 
 interface AnchorDoc {
   _id: 'anchor';
@@ -83,16 +96,81 @@ export function entryOf(doc: EntryDoc): AuditEntry {
 /** A query operator the connection's sanitizeFilter lets through (our own, never a client's). */
 const op = <T extends object>(o: T): T => mongoose.trusted(o) as T;
 
+/**
+ * What `GET /api/audit` asks for: entries naming a record, of a user, in a time range (`from`
+ * inclusive, `to` exclusive, on the entry's time). Every member given must hold.
+ */
+export interface AuditFilter {
+  recordId?: string;
+  userId?: string;
+  from?: Date;
+  to?: Date;
+}
+
+/** The fields a listed entry needs (the hashes, the client address and the detail are left out). */
+const LISTED = {
+  _id: 1,
+  eventId: 1,
+  action: 1,
+  at: 1,
+  userId: 1,
+  organization: 1,
+  recordIds: 1,
+  requestId: 1,
+} as const;
+
+/** An entry as `GET /api/audit` lists it (its event id as `id`). */
+export type ListedEntry = Pick<
+  AuditEntry,
+  'id' | 'seq' | 'action' | 'at' | 'userId' | 'organization' | 'recordIds' | 'requestId'
+>;
+
+/** The reads of the store, as it makes them (the query-plans test plans the same ones). */
+export const auditQueries = {
+  page(filter: AuditFilter, limit: number, offset: number) {
+    const query: Record<string, unknown> = {};
+    if (filter.recordId !== undefined) query.recordIds = filter.recordId;
+    if (filter.userId !== undefined) query.userId = filter.userId;
+    if (filter.from || filter.to) {
+      query.time = op({ ...(filter.from ? { $gte: filter.from } : {}), ...(filter.to ? { $lt: filter.to } : {}) });
+    }
+    return {
+      filter: query,
+      sort: { _id: -1 as const },
+      limit,
+      skip: offset,
+      projection: { ...LISTED },
+    } satisfies PlannedQuery & { skip: number };
+  },
+};
+
 /** Appends racing another writer for one seq are tried again this many times. */
 const APPEND_ATTEMPTS = 10;
+
+/** A schema that neither creates its collection nor its indexes (a reader of a running system's database). */
+const readOnly = <T>(schema: Schema<T>): Schema<T> => schema.clone().set('autoCreate', false).set('autoIndex', false);
+// Made once: a connection's second store gets the same models (mongoose refuses another schema under one name).
+const READ_ONLY = { entry: readOnly(entrySchema), anchor: readOnly(anchorSchema) };
 
 export class AuditStore {
   readonly entries: Model<EntryDoc>;
   readonly anchors: Model<AnchorDoc>;
+  /**
+   * The entry this store appended last: the next append builds on it, once a read by `_id` has
+   * found it still there, unchanged (on FerretDB the sort by seq of `last()` is not SQL's, so it
+   * reads every entry). When another writer has appended since, the insert is refused (the seq is
+   * taken) and the append reads `last()` again; when it is gone (retention, or anything else),
+   * `last()` answers at once.
+   */
+  private head: ChainAnchor | undefined;
 
-  constructor(conn: Connection) {
-    this.entries = conn.model<EntryDoc>('AuditEntry', entrySchema);
-    this.anchors = conn.model<AnchorDoc>('AuditAnchor', anchorSchema);
+  /**
+   * `readOnly`: creates nothing in the database (no collection, no index), as audit:verify reads a
+   * running system's. A connection holds stores of one kind only (the models are per connection).
+   */
+  constructor(conn: Connection, options: { readOnly?: boolean } = {}) {
+    this.entries = conn.model<EntryDoc>('AuditEntry', options.readOnly ? READ_ONLY.entry : entrySchema);
+    this.anchors = conn.model<AnchorDoc>('AuditAnchor', options.readOnly ? READ_ONLY.anchor : anchorSchema);
   }
 
   async init(): Promise<void> {
@@ -121,16 +199,28 @@ export class AuditStore {
     for (let attempt = 0; attempt < APPEND_ATTEMPTS; attempt++) {
       const existing = await this.entries.findOne({ eventId: event.id }).lean<EntryDoc>();
       if (existing) return { entry: entryOf(existing), stored: false };
-      const entry = chainEntry(await this.last(), event);
+      const entry = chainEntry(await this.previous(), event);
       try {
         await this.entries.create(docOf(entry));
+        this.head = { seq: entry.seq, hash: entry.hash };
         return { entry, stored: true };
       } catch (error) {
         // Another append took this seq (or stored this very event): look again.
+        this.head = undefined;
         if (!isDuplicateKeyError(error)) throw error;
       }
     }
     throw new Error(`audit event ${event.id}: no free place in the chain after ${APPEND_ATTEMPTS} attempts`);
+  }
+
+  /** What the next entry follows: the entry appended last if it is still the one written, else `last()`. */
+  private async previous(): Promise<ChainAnchor> {
+    const head = this.head;
+    if (head) {
+      const doc = await this.entries.findById(head.seq, { hash: 1 }).lean<Pick<EntryDoc, '_id' | 'hash'>>();
+      if (doc?.hash === head.hash) return head;
+    }
+    return this.last();
   }
 
   /**
@@ -161,6 +251,28 @@ export class AuditStore {
     await this.anchors.updateOne({ _id: 'anchor' }, { $set: { seq: last.seq, hash: last.hash } }, { upsert: true });
     const { deletedCount } = await this.entries.deleteMany({ _id: op({ $lte: last.seq }) });
     return { removed: deletedCount, anchor: last };
+  }
+
+  /** A page of the entries `filter` selects, newest (highest seq) first, and how many it selects. */
+  async page(filter: AuditFilter, limit: number, offset: number): Promise<{ items: ListedEntry[]; total: number }> {
+    const q = auditQueries.page(filter, limit, offset);
+    const [docs, total] = await Promise.all([
+      this.entries.find(q.filter, q.projection).sort(q.sort).skip(q.skip).limit(limit).lean<EntryDoc[]>(),
+      this.entries.countDocuments(q.filter),
+    ]);
+    return {
+      items: docs.map((d) => ({
+        id: d.eventId,
+        seq: d._id,
+        action: d.action,
+        at: d.at,
+        userId: d.userId ?? null,
+        organization: d.organization ?? null,
+        recordIds: [...d.recordIds],
+        requestId: d.requestId ?? null,
+      })),
+      total,
+    };
   }
 
   /** Walks the kept chain in seq order from its anchor (see domain/chain.ts). */
