@@ -2,6 +2,7 @@ import Router from '@koa/router';
 import { ADMIN_ACCESS_DENIED, ERROR_CODES, type Identity, QUEUES_BOARD_PATH } from '@nrad/contracts';
 import {
   AppError,
+  type AuditTrail,
   accessLog,
   checkReadiness,
   createMetrics,
@@ -30,6 +31,8 @@ export interface GatewayDeps {
   config: GatewayConfig;
   redis: Redis;
   logger: Logger;
+  /** Where sign-ins, failed sign-ins, lockouts and sign-outs are recorded (started by the caller). */
+  audit: Pick<AuditTrail, 'record'>;
 }
 
 interface GatewayState {
@@ -41,7 +44,7 @@ interface GatewayState {
  * The only public entry: security headers, sessions in Redis, sign-in with lockout, and every other
  * /api path forwarded to the service that owns it with a signed identity token.
  */
-export function createGateway({ config, redis, logger }: GatewayDeps) {
+export function createGateway({ config, redis, logger, audit }: GatewayDeps) {
   const app = new Koa<GatewayState>();
   app.keys = config.SESSION_SECRET.split(',').map((k) => k.trim());
   app.proxy = config.TRUST_PROXY;
@@ -114,7 +117,7 @@ export function createGateway({ config, redis, logger }: GatewayDeps) {
     ctx.body = { status: report.ready ? 'ok' : 'unavailable', dependencies: report.checks };
   });
 
-  const own = sessionRoutes({ auth, guard, logger });
+  const own = sessionRoutes({ auth, guard, logger, audit });
   api.use(own.routes(), own.allowedMethods());
 
   /** Forwards a request to a service with the caller's identity (a visitor's is anonymous). */

@@ -1,4 +1,4 @@
-import { env, loadConfig } from '@nrad/service-kit';
+import { auditEnv, env, loadConfig } from '@nrad/service-kit';
 import { z } from 'zod';
 
 const minutes = (fallback: number) => z.coerce.number().positive().default(fallback);
@@ -38,6 +38,9 @@ export const GatewayConfigSchema = z.object({
   METRICS_PORT: env.port(9464),
   LOG_LEVEL: env.logLevel(),
   REDIS_URL: env.url(),
+  /** Sign-ins, failures, lockouts and sign-outs are published to the audit stream (issue 21). */
+  NATS_URL: z.string({ error: 'is required' }).min(1, 'is required'),
+  ...auditEnv,
   /** Prefix of every Redis key the gateway writes (sessions, counters). */
   REDIS_PREFIX: z.string().default('nrad:gateway:'),
   IDENTITY_SECRET: env.secret(),

@@ -1,10 +1,10 @@
-import { AuditPageSchema } from '@nrad/contracts';
+import { type AuditEvent, AuditEventSchema, AuditPageSchema } from '@nrad/contracts';
 import { waitUntil } from '@nrad/infra/harness';
 import { auditSubject, publishEvent } from '@nrad/service-kit';
 import { Types } from 'mongoose';
 import request from 'supertest';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { ADMIN, nextIp, signIn, startAuthStack } from './stack.ts';
+import { ADMIN, newUser, nextIp, signIn, startAuthStack } from './stack.ts';
 
 /** `GET /api/audit` through the gateway, with real sessions, to the real audit service (ADR 0014). */
 let stack: Awaited<ReturnType<typeof startAuthStack>>;
@@ -93,5 +93,65 @@ describe('GET /api/audit through the gateway', () => {
 
   it('is 401 without a session', async () => {
     await request(gw.server).get('/api/audit').expect(401);
+  });
+});
+
+describe('sign-in and sign-out in the trail', () => {
+  /** The gateway's events of the namespace's audit stream (read as the writer would). */
+  async function gatewayEvents() {
+    const stream = stack.auditConfig.AUDIT_STREAM;
+    const total = (await stack.bus.jsm.streams.info(stream)).state.messages;
+    const consumer = await stack.bus.js.consumers.get(stream);
+    const events: AuditEvent[] = [];
+    let seen = 0;
+    for await (const m of await consumer.fetch({ max_messages: total, expires: 5000 })) {
+      seen++;
+      const event = AuditEventSchema.parse(m.json());
+      if (event.service === 'gateway') events.push(event);
+      if (seen === total) break;
+    }
+    return events;
+  }
+
+  it('records a sign-in, each failed attempt, the lockout, a refused attempt while locked and the sign-out', async () => {
+    const strict = stack.gateway({ LOGIN_MAX_FAILURES: '2' });
+    const ip = nextIp();
+    const body = newUser({ organization: 'FIA' });
+    await request(strict.server).post('/api/auth/register').set('x-forwarded-for', ip).send(body).expect(201);
+    const agent = request.agent(strict.server);
+    const login = await agent
+      .post('/api/auth/login')
+      .set('x-forwarded-for', ip)
+      .set('x-request-id', 'gw-sign-in-1')
+      .send({ email: body.email, password: body.password })
+      .expect(200);
+    const userId = login.body.user.id as string;
+    await agent.post('/api/auth/logout').set('x-forwarded-for', ip).expect(200);
+    const wrong = { email: body.email.toUpperCase(), password: 'not the password at all' };
+    await request(strict.server).post('/api/auth/login').set('x-forwarded-for', ip).send(wrong).expect(401);
+    await request(strict.server).post('/api/auth/login').set('x-forwarded-for', ip).send(wrong).expect(423);
+    await request(strict.server)
+      .post('/api/auth/login')
+      .set('x-forwarded-for', ip)
+      .send({ email: body.email, password: body.password })
+      .expect(423);
+
+    const mine = (await gatewayEvents()).filter(
+      (e) => e.userId === userId || e.detail?.email === body.email.toLowerCase(),
+    );
+    expect(mine.map((e) => [e.action, e.detail?.reason ?? null])).toEqual([
+      ['sign-in', null],
+      ['sign-out', null],
+      ['sign-in-failed', 'invalid-credentials'],
+      ['sign-in-failed', 'invalid-credentials'],
+      ['lockout', null],
+      ['sign-in-failed', 'locked'],
+    ]);
+    expect(mine[0]).toMatchObject({ userId, organization: 'FIA', requestId: 'gw-sign-in-1', clientAddress: ip });
+    expect(mine[1]).toMatchObject({ userId, organization: 'FIA', clientAddress: ip });
+    for (const failed of mine.slice(2)) expect(failed).toMatchObject({ userId: null, organization: null });
+    // Never the password.
+    expect(JSON.stringify(mine)).not.toContain(body.password);
+    expect(JSON.stringify(mine)).not.toContain(wrong.password);
   });
 });

@@ -18,11 +18,12 @@ import { createApp as createRecordsApp } from '@nrad/records-service/app';
 import { recordsTestConfig } from '@nrad/records-service/test-support';
 import { createApp as createReportApp } from '@nrad/report-service/app';
 import { reportTestConfig } from '@nrad/report-service/test-support';
-import { closeServer, connectBus, connectMongo, createLogger, listen } from '@nrad/service-kit';
+import { AuditTrail, closeServer, connectBus, connectMongo, createLogger, listen } from '@nrad/service-kit';
 import { createApp as createStatsApp } from '@nrad/stats-service/app';
 import { statsTestConfig } from '@nrad/stats-service/test-support';
 import { Redis } from 'ioredis';
 import { createGateway } from '../src/app.ts';
+import { RedisAuditSpool } from '../src/audit-spool.ts';
 import { type GatewayConfig, GatewayConfigSchema } from '../src/config.ts';
 
 export const IDENTITY_SECRET = 'i'.repeat(40);
@@ -138,12 +139,24 @@ export async function createAuthStack(t: TestNamespace) {
   const opsServer = await listen(ops.app, 0, '127.0.0.1');
   const redis = new Redis(t.redisUrl);
   const closers: Array<() => unknown> = [];
+  // The gateways' audit trail: the namespace's audit stream (the audit service above reads it).
+  const gatewayAudit = new AuditTrail({
+    bus,
+    stream: { AUDIT_STREAM: auditConfig.AUDIT_STREAM, AUDIT_SUBJECT_PREFIX: auditConfig.AUDIT_SUBJECT_PREFIX },
+    service: 'gateway',
+    logger,
+    spool: new RedisAuditSpool(redis, `${t.redisPrefix}gw:`),
+  });
+  await gatewayAudit.start();
 
   /** A gateway (in-process app) with these settings over the defaults. */
   function gateway(overrides: Record<string, string> = {}) {
     const config: GatewayConfig = GatewayConfigSchema.parse({
       REDIS_URL: t.redisUrl,
       REDIS_PREFIX: `${t.redisPrefix}gw:`,
+      NATS_URL: t.natsUrl,
+      AUDIT_STREAM: auditConfig.AUDIT_STREAM,
+      AUDIT_SUBJECT_PREFIX: auditConfig.AUDIT_SUBJECT_PREFIX,
       IDENTITY_SECRET,
       SESSION_SECRET: 's'.repeat(40),
       AUTH_URL: serviceUrls.auth,
@@ -157,13 +170,14 @@ export async function createAuthStack(t: TestNamespace) {
       TRUST_PROXY: 'true',
       ...overrides,
     });
-    const gw = createGateway({ config, redis, logger });
+    const gw = createGateway({ config, redis, logger, audit: gatewayAudit });
     closers.push(gw.close);
     return { server: gw.app.callback(), metrics: gw.metricsApp.callback(), config };
   }
 
   const close = async () => {
     for (const close of closers) await close();
+    await gatewayAudit.stop();
     redis.disconnect();
     await authServer.close();
     await recordsServer.close();

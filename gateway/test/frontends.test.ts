@@ -132,6 +132,7 @@ describe('serving the built frontends', () => {
   it('refuses a malformed MF_REMOTES at start, naming the variable', () => {
     const base = {
       REDIS_URL: 'redis://127.0.0.1:6379',
+      NATS_URL: 'nats://127.0.0.1:4222',
       IDENTITY_SECRET: 'i'.repeat(40),
       SESSION_SECRET: 's'.repeat(40),
       AUTH_URL: 'http://127.0.0.1:1',

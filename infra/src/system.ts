@@ -41,6 +41,7 @@ export const SERVICES: ReadonlyArray<{
     entry: 'services/auth/dist/main.js',
     env: (s) => ({
       MONGO_URL: s.mongoUrl,
+      NATS_URL: s.natsUrl,
       IDENTITY_SECRET: s.identitySecret,
       ADMIN_EMAIL: s.adminEmail,
       ADMIN_PASSWORD: s.adminPassword,
@@ -68,6 +69,7 @@ export const SERVICES: ReadonlyArray<{
     nodeOptions: ['--expose-gc'],
     env: (s, urls) => ({
       MONGO_URL: s.mongoUrl,
+      NATS_URL: s.natsUrl,
       REDIS_URL: s.redisUrl,
       RECORDS_URL: urls.RECORDS_URL as string,
       IDENTITY_SECRET: s.identitySecret,
@@ -78,6 +80,7 @@ export const SERVICES: ReadonlyArray<{
     entry: 'services/report/dist/main.js',
     env: (s, urls) => ({
       MONGO_URL: s.mongoUrl,
+      NATS_URL: s.natsUrl,
       REDIS_URL: s.redisUrl,
       STATS_URL: urls.STATS_URL as string,
       LINKING_URL: urls.LINKING_URL as string,
@@ -217,6 +220,7 @@ export async function startSystem(options: SystemOptions): Promise<RunningSystem
     await launch('gateway', 'gateway/dist/main.js', options.gatewayPort, {
       HOST: options.gatewayHost,
       REDIS_URL: infra.redisUrl,
+      NATS_URL: infra.natsUrl,
       IDENTITY_SECRET: secrets.identitySecret,
       SESSION_SECRET: secrets.sessionSecret,
       METRICS_PORT: String(await freePort()),

@@ -1,6 +1,14 @@
 import Router from '@koa/router';
 import { ERROR_CODES, LoginRequestSchema, type PublicUser, type UserResponse } from '@nrad/contracts';
-import { AppError, jsonBody, type Logger, parse, unauthenticated } from '@nrad/service-kit';
+import {
+  AppError,
+  type AuditActor,
+  type AuditTrail,
+  jsonBody,
+  type Logger,
+  parse,
+  unauthenticated,
+} from '@nrad/service-kit';
 import type Koa from 'koa';
 import { type SessionData, sessionUser } from '../session/session.ts';
 import { type AuthClient, UpstreamUnavailableError } from './auth-client.ts';
@@ -10,7 +18,22 @@ export interface SessionRouteDeps {
   auth: AuthClient;
   guard: LoginGuard;
   logger: Logger;
+  /** Sign-ins, failures, lockouts and sign-outs (issue 21), recorded before the answer. */
+  audit: Pick<AuditTrail, 'record'>;
 }
+
+/** Who signs in or out: the user when known, else nobody yet (a failed attempt names the email). */
+function actorOf(ctx: Koa.Context, user?: Pick<PublicUser, 'id' | 'organization'>): AuditActor {
+  return {
+    userId: user?.id ?? null,
+    organization: user?.organization ?? null,
+    requestId: (ctx.state.requestId as string | undefined) ?? null,
+    clientAddress: ctx.ip || null,
+  };
+}
+
+/** The account an attempt named, as the audit trail keeps it (never the password). */
+const attempted = (email: string) => email.trim().toLowerCase().slice(0, 200);
 
 const minutesText = (seconds: number) => {
   const m = Math.max(1, Math.ceil(seconds / 60));
@@ -46,6 +69,7 @@ export function sessionRoutes(deps: SessionRouteDeps) {
     const ip = ctx.ip;
     const waitIp = await deps.guard.addressBlockedFor(ip);
     if (waitIp > 0) {
+      await deps.audit.record(actorOf(ctx), 'sign-in-failed', [], { reason: 'address-blocked' });
       ctx.set('Retry-After', String(waitIp));
       throw new AppError(
         ERROR_CODES.rateLimited,
@@ -54,7 +78,10 @@ export function sessionRoutes(deps: SessionRouteDeps) {
     }
     const { email, password } = parse(LoginRequestSchema, ctx.request.body);
     const locked = await deps.guard.accountLockedFor(email);
-    if (locked > 0) throw lockedError(locked);
+    if (locked > 0) {
+      await deps.audit.record(actorOf(ctx), 'sign-in-failed', [], { email: attempted(email), reason: 'locked' });
+      throw lockedError(locked);
+    }
     let result: Awaited<ReturnType<AuthClient['verifyCredentials']>>;
     try {
       result = await deps.auth.verifyCredentials(email, password, ctx.state.requestId);
@@ -68,10 +95,18 @@ export function sessionRoutes(deps: SessionRouteDeps) {
     if (!result.ok) {
       const lockedNow = await deps.guard.recordFailure(email, ip);
       deps.logger.warn({ locked: lockedNow > 0 }, 'failed sign-in');
-      if (lockedNow > 0) throw lockedError(lockedNow);
+      await deps.audit.record(actorOf(ctx), 'sign-in-failed', [], {
+        email: attempted(email),
+        reason: 'invalid-credentials',
+      });
+      if (lockedNow > 0) {
+        await deps.audit.record(actorOf(ctx), 'lockout', [], { email: attempted(email), seconds: lockedNow });
+        throw lockedError(lockedNow);
+      }
       throw new AppError(ERROR_CODES.invalidCredentials, 'Invalid credentials');
     }
     await deps.guard.recordSuccess(email);
+    await deps.audit.record(actorOf(ctx, result.user), 'sign-in');
     await startSession(ctx, result.user);
     deps.logger.info({ userId: result.user.id, organization: result.user.organization }, 'signed in');
     ctx.body = { user: result.user } satisfies UserResponse;
@@ -79,6 +114,7 @@ export function sessionRoutes(deps: SessionRouteDeps) {
 
   router.post('/logout', async (ctx) => {
     const user = sessionUser(ctx);
+    if (user) await deps.audit.record(actorOf(ctx, user), 'sign-out');
     ctx.session = null; // destroyed in Redis, cookie cleared: a replayed cookie now finds nothing
     if (user) deps.logger.info({ userId: user.id }, 'signed out');
     ctx.body = { message: 'Successfully logged out' };
