@@ -55,6 +55,31 @@ describe('the audit store', () => {
     expect((await store.verify()).broken).toBeUndefined();
   });
 
+  it('appends a run at once, in order, skipping what is stored or repeated; runs racing keep one chain', async () => {
+    const before = Array.from({ length: 3 }, () => event());
+    for (const e of before) await store.append(e);
+    const run = Array.from({ length: 10 }, () => event());
+    // Two of the run stored already, one given twice.
+    await store.appendMany([before[1]!, ...run.slice(0, 5), run[2]!, before[2]!, ...run.slice(5)]);
+    const stored = await store.entries.find({}, { _id: 1, eventId: 1 }).sort({ _id: 1 }).lean();
+    expect(stored.map((d) => d.eventId)).toEqual([...before, ...run].map((e) => e.id));
+    expect(stored.map((d) => d._id)).toEqual(Array.from({ length: 13 }, (_, k) => k + 1));
+
+    // Two runs at once from one writer's view of the head: the second's insert meets a taken seq.
+    const a = Array.from({ length: 6 }, () => event());
+    const b = Array.from({ length: 6 }, () => event());
+    await Promise.all([store.appendMany(a), store.appendMany(b)]);
+    expect(await store.entries.countDocuments()).toBe(25);
+    const report = await store.verify();
+    expect(report).toMatchObject({ checked: 25, last: { seq: 25 } });
+    expect(report.broken).toBeUndefined();
+    // Each run's events keep their order within the chain.
+    const order = (await store.entries.find({}, { eventId: 1 }).sort({ _id: 1 }).lean()).map((d) => d.eventId);
+    for (const ids of [a, b].map((r) => r.map((e) => e.id))) {
+      expect(order.filter((id) => ids.includes(id))).toEqual(ids);
+    }
+  });
+
   it('names the first entry edited or removed in the database afterwards', async () => {
     for (let k = 0; k < 6; k++) await store.append(event());
     await store.entries.collection.updateOne({ _id: 4 as never }, { $set: { userId: 'someone-else' } });

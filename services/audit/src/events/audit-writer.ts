@@ -12,7 +12,7 @@ export interface AuditWriterOptions {
 /**
  * The audit writer: makes sure the AUDIT stream exists and starts the durable consumer of
  * `audit.>` that stores each event as the chain's next entry, in stream order (the events at hand
- * in one run, appended one by one: the chain is one sequence). An event already stored (a
+ * in one run, appended together: `appendMany`). An event already stored (a
  * redelivery, a re-publish outside the stream's duplicate window) is stored once: append answers
  * it with its entry. An event that does not decode with the contract is terminated and logged by
  * the consumer loop, never stored.
@@ -26,9 +26,7 @@ export async function startAuditWriter({ bus, config, store, logger }: AuditWrit
     filterSubject: `${config.AUDIT_SUBJECT_PREFIX}.>`,
     ackWaitMs: config.EVENT_ACK_WAIT_MS,
     decode: (data) => AuditEventSchema.parse(data),
-    handleBatch: async (run) => {
-      for (const { event } of run) await store.append(event);
-    },
+    handleBatch: (run) => store.appendMany(run.map((r) => r.event)),
     logger,
   });
 }
