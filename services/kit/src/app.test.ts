@@ -113,6 +113,26 @@ describe('service app', () => {
       .expect(401);
   });
 
+  it('refuses a body holding a prototype key or a $-key at any level, naming where', async () => {
+    const { server } = makeApp();
+    const h = await auth();
+    const cases: Array<[string, string]> = [
+      ['{"name":"x","__proto__":{"admin":true}}', 'body: must not hold the key "__proto__"'],
+      ['{"name":{"constructor":{"prototype":{"x":1}}}}', 'name: must not hold the key "constructor"'],
+      ['{"name":{"$gt":""}}', 'name: must not hold the key "$gt"'],
+      ['{"name":"x","list":[{"a":1},{"$where":"1"}]}', 'list.1: must not hold the key "$where"'],
+      ['[{"prototype":1}]', '0: must not hold the key "prototype"'],
+    ];
+    for (const [body, message] of cases) {
+      const res = await request(server).post('/api/echo').set(h).set('content-type', 'application/json').send(body);
+      expect(res.status, `${body} ${JSON.stringify(res.body)}`).toBe(400);
+      expect(res.body, body).toEqual({ message, code: ERROR_CODES.validation });
+    }
+    expect(({} as Record<string, unknown>).admin).toBeUndefined();
+    // A value that merely looks like one is fine.
+    await request(server).post('/api/echo').set(h).send({ name: '$gt __proto__' }).expect(200);
+  });
+
   it('maps bad bodies to clear 4xx errors', async () => {
     const { server } = makeApp();
     const h = await auth();
@@ -138,7 +158,7 @@ describe('service app', () => {
     const invalid = await request(server)
       .post('/api/echo')
       .set(h)
-      .send({ name: { $gt: '' }, extra: 1 });
+      .send({ name: 5, extra: 1 });
     expect(invalid.status).toBe(400);
     expect(invalid.body.code).toBe(ERROR_CODES.validation);
     expect(invalid.body.message).toContain('name');

@@ -4,7 +4,7 @@ import Router from '@koa/router';
 import { ERROR_CODES, type Identity, REQUEST_ID_HEADER } from '@nrad/contracts';
 import Koa, { type Middleware } from 'koa';
 import { type AuditTrail, actorOf } from './audit.ts';
-import { AppError, errorMiddleware } from './errors.ts';
+import { AppError, errorMiddleware, validationError } from './errors.ts';
 import { requireIdentity } from './identity.ts';
 import { type Logger, requestContext } from './logger.ts';
 import { createMetrics } from './metrics.ts';
@@ -158,9 +158,36 @@ export async function checkReadiness(checks: ReadinessChecks, timeoutMs = 2000) 
 
 const BODY_METHODS = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
 
+/** Keys that reach an object's prototype when code copies or merges a parsed body. */
+const PROTOTYPE_KEYS = new Set(['__proto__', 'constructor', 'prototype']);
+
+/**
+ * The first key of a JSON body that no NRAD payload has and that is an attack when one is let
+ * through — a prototype key (pollution through a merge) or a `$`-key (a MongoDB operator or path
+ * smuggled into a filter or an update) — with the path to the value holding it; undefined when
+ * there is none. Walks every level.
+ */
+export function forbiddenKey(
+  value: unknown,
+  path: readonly string[] = [],
+): { key: string; path: string[] } | undefined {
+  if (typeof value !== 'object' || value === null || path.length > 64) return undefined;
+  const entries: Array<[string, unknown]> = Array.isArray(value)
+    ? value.map((item, i) => [String(i), item])
+    : Object.entries(value);
+  for (const [key, item] of entries) {
+    if (!Array.isArray(value) && (PROTOTYPE_KEYS.has(key) || key.startsWith('$'))) return { key, path: [...path] };
+    const found = forbiddenKey(item, [...path, key]);
+    if (found) return found;
+  }
+  return undefined;
+}
+
 /**
  * JSON bodies up to `limit` (as `ctx.request.body`); a body of another type is refused with 415,
- * except on `rawBodyPaths` (e.g. multipart uploads), which are left unread for their handler.
+ * except on `rawBodyPaths` (e.g. multipart uploads), which are left unread for their handler. A
+ * body holding a prototype key or a `$`-key at any level is refused with 400 (forbiddenKey), before
+ * any handler sees it.
  */
 export function jsonBody(options: {
   limit: string;
@@ -181,7 +208,14 @@ export function jsonBody(options: {
       );
     }
     const parseJson = large.find((p) => p.path.test(ctx.path))?.parse ?? normal;
-    return parseJson(ctx, next);
+    return parseJson(ctx, async () => {
+      const found = forbiddenKey(ctx.request.body);
+      if (found) {
+        const where = found.path.join('.').slice(0, 100) || 'body';
+        throw validationError(`${where}: must not hold the key "${found.key.slice(0, 40)}"`);
+      }
+      await next();
+    });
   };
 }
 

@@ -63,6 +63,10 @@ function fromHttpError(err: unknown): ErrorBody & { status: number } {
   if (status === 413 || e.type === 'entity.too.large') {
     return { status: 413, code: ERROR_CODES.payloadTooLarge, message: 'Request body is too large' };
   }
+  // The JSON parser (co-body's bourne) refuses a `__proto__` key at any level itself.
+  if (status === 400 && e.message === 'Object contains forbidden prototype property') {
+    return { status: 400, code: ERROR_CODES.validation, message: 'body: must not hold the key "__proto__"' };
+  }
   if (e.type === 'entity.parse.failed' || (status === 400 && /json/i.test(e.message ?? ''))) {
     return { status: 400, code: ERROR_CODES.malformedJson, message: 'Request body is not valid JSON' };
   }
