@@ -1,7 +1,15 @@
-import { AuditTrail, closeServer, connectBus, createLogger, listen, onShutdown } from '@nrad/service-kit';
+import {
+  AuditTrail,
+  closeServer,
+  connectBus,
+  createLogger,
+  listen,
+  onShutdown,
+  RedisAuditSpool,
+} from '@nrad/service-kit';
 import { Redis } from 'ioredis';
 import { createGateway } from './app.ts';
-import { RedisAuditSpool } from './audit-spool.ts';
+
 import { loadGatewayConfig } from './config.ts';
 
 const config = loadGatewayConfig();

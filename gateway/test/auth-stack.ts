@@ -18,12 +18,20 @@ import { createApp as createRecordsApp } from '@nrad/records-service/app';
 import { recordsTestConfig } from '@nrad/records-service/test-support';
 import { createApp as createReportApp } from '@nrad/report-service/app';
 import { reportTestConfig } from '@nrad/report-service/test-support';
-import { AuditTrail, closeServer, connectBus, connectMongo, createLogger, listen } from '@nrad/service-kit';
+import {
+  AuditTrail,
+  closeServer,
+  connectBus,
+  connectMongo,
+  createLogger,
+  listen,
+  RedisAuditSpool,
+} from '@nrad/service-kit';
 import { createApp as createStatsApp } from '@nrad/stats-service/app';
 import { statsTestConfig } from '@nrad/stats-service/test-support';
 import { Redis } from 'ioredis';
 import { createGateway } from '../src/app.ts';
-import { RedisAuditSpool } from '../src/audit-spool.ts';
+
 import { type GatewayConfig, GatewayConfigSchema } from '../src/config.ts';
 
 export const IDENTITY_SECRET = 'i'.repeat(40);
@@ -32,15 +40,18 @@ export const ADMIN = { email: 'admin@nrad.test', password: 'admin-password-123' 
 /** The stack of startAuthStack in a namespace given by the caller, who closes it (no vitest needed). */
 export async function createAuthStack(t: TestNamespace) {
   const logger = createLogger({ name: 'gateway-test', level: 'silent' });
+  // One connection to NATS for every service of the stack (auth's audit trail needs it first).
+  const bus = await connectBus({ url: t.natsUrl, name: 'gateway-test' });
   const authConfig = authTestConfig({
     identitySecret: IDENTITY_SECRET,
     mongoUrl: t.mongoUrl,
+    natsUrl: t.natsUrl,
     dbName: t.db('auth'),
     admin: ADMIN,
   });
   const db = await connectMongo({ url: authConfig.MONGO_URL, dbName: authConfig.MONGO_DB });
-  const { app: authApp } = await createAuthApp({ config: authConfig, db, logger });
-  const authServer = await listen(authApp, 0, '127.0.0.1');
+  const auth = await createAuthApp({ config: authConfig, db, bus, logger });
+  const authServer = await listen(auth.app, 0, '127.0.0.1');
   const authUrl = `http://127.0.0.1:${authServer.port}`;
   const recordsConfig = recordsTestConfig({
     identitySecret: IDENTITY_SECRET,
@@ -53,7 +64,6 @@ export async function createAuthStack(t: TestNamespace) {
     linksSubjectPrefix: t.subject('links'),
   });
   const recordsDb = await connectMongo({ url: recordsConfig.MONGO_URL, dbName: recordsConfig.MONGO_DB });
-  const bus = await connectBus({ url: recordsConfig.NATS_URL, name: 'gateway-test' });
   const records = await createRecordsApp({ config: recordsConfig, db: recordsDb, bus, logger });
   const recordsServer = await listen(records.app, 0, '127.0.0.1');
   const linkingConfig = linkingTestConfig({
@@ -85,24 +95,26 @@ export async function createAuthStack(t: TestNamespace) {
     identitySecret: IDENTITY_SECRET,
     mongoUrl: t.mongoUrl,
     redisUrl: t.redisUrl,
+    natsUrl: t.natsUrl,
     recordsUrl: `http://127.0.0.1:${recordsServer.port}`,
     dbName: t.db('ingest'),
     queuePrefix: `${t.redisPrefix}bull`,
   });
   const ingestDb = await connectMongo({ url: ingestConfig.MONGO_URL, dbName: ingestConfig.MONGO_DB });
-  const ingest = await createIngestApp({ config: ingestConfig, db: ingestDb, logger });
+  const ingest = await createIngestApp({ config: ingestConfig, db: ingestDb, bus, logger });
   const ingestServer = await listen(ingest.app, 0, '127.0.0.1');
   const reportConfig = reportTestConfig({
     identitySecret: IDENTITY_SECRET,
     mongoUrl: t.mongoUrl,
     redisUrl: t.redisUrl,
+    natsUrl: t.natsUrl,
     statsUrl: `http://127.0.0.1:${statsServer.port}`,
     linkingUrl: `http://127.0.0.1:${linkingServer.port}`,
     dbName: t.db('report'),
     queuePrefix: `${t.redisPrefix}bull`,
   });
   const reportDb = await connectMongo({ url: reportConfig.MONGO_URL, dbName: reportConfig.MONGO_DB });
-  const report = await createReportApp({ config: reportConfig, db: reportDb, logger });
+  const report = await createReportApp({ config: reportConfig, db: reportDb, bus, logger });
   const reportServer = await listen(report.app, 0, '127.0.0.1');
   const auditConfig = auditTestConfig({
     identitySecret: IDENTITY_SECRET,
@@ -135,7 +147,7 @@ export async function createAuthStack(t: TestNamespace) {
     streamPrefix: t.stream(''),
     services: serviceUrls,
   });
-  const ops = createOpsApp({ config: opsConfig, bus, logger });
+  const ops = await createOpsApp({ config: opsConfig, bus, logger });
   const opsServer = await listen(ops.app, 0, '127.0.0.1');
   const redis = new Redis(t.redisUrl);
   const closers: Array<() => unknown> = [];
@@ -188,6 +200,7 @@ export async function createAuthStack(t: TestNamespace) {
     await opsServer.close();
     await auditServer.close();
     await ops.stop();
+    await auth.stop();
     await ingest.stop();
     await report.stop();
     await audit.stop();

@@ -134,13 +134,17 @@ describe('when a service fails', () => {
       const config = authTestConfig({
         identitySecret: IDENTITY_SECRET,
         mongoUrl: stack.t.mongoUrl,
+        natsUrl: stack.t.natsUrl,
         dbName: stack.t.db('auth'),
       });
       const db = await connectMongo({ url: config.MONGO_URL, dbName: config.MONGO_DB });
-      const { app } = await createAuthApp({ config, db, logger });
-      const server = await listen(app, 0, '127.0.0.1');
+      const auth = await createAuthApp({ config, db, bus: stack.bus, logger });
+      const server = await listen(auth.app, 0, '127.0.0.1');
       await db.close();
-      close = server.close;
+      close = async () => {
+        await server.close();
+        await auth.stop();
+      };
       broken = stack.gateway({ AUTH_URL: `http://127.0.0.1:${server.port}` });
     });
     afterAll(() => close?.());

@@ -1,6 +1,6 @@
 import { ERROR_CODES, IDENTITY_HEADER, type Identity, SESSION_REFRESH_HEADER } from '@nrad/contracts';
 import { testNamespace } from '@nrad/infra/harness';
-import { connectMongo, createLogger, signIdentity } from '@nrad/service-kit';
+import { type Bus, connectBus, connectMongo, createLogger, signIdentity } from '@nrad/service-kit';
 import type { Connection } from 'mongoose';
 import request from 'supertest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -10,20 +10,33 @@ import { authTestConfig } from './test-support.ts';
 const t = testNamespace();
 const SECRET = 's'.repeat(40);
 const ADMIN = { email: 'admin@nrad.test', password: 'admin-password-123' };
-const config = authTestConfig({ identitySecret: SECRET, mongoUrl: t.mongoUrl, dbName: t.db('auth'), admin: ADMIN });
+const config = authTestConfig({
+  identitySecret: SECRET,
+  mongoUrl: t.mongoUrl,
+  natsUrl: t.natsUrl,
+  dbName: t.db('auth'),
+  admin: ADMIN,
+});
 const logger = createLogger({ name: 'auth-test', level: 'silent' });
 
 let db: Connection;
+let bus: Bus;
+let built: Awaited<ReturnType<typeof createApp>> | undefined;
 let server: ReturnType<Awaited<ReturnType<typeof createApp>>['app']['callback']>;
 let deps: Awaited<ReturnType<typeof createApp>>['deps'];
 
 beforeAll(async () => {
   db = await connectMongo({ url: config.MONGO_URL, dbName: config.MONGO_DB });
-  const built = await createApp({ config, db, logger });
+  bus = await connectBus({ url: config.NATS_URL, name: 'auth-test' });
+  built = await createApp({ config, db, bus, logger });
   server = built.app.callback();
   deps = built.deps;
 });
-afterAll(() => db?.close());
+afterAll(async () => {
+  await built?.stop();
+  await bus?.nc.close();
+  await db?.close();
+});
 
 const as = async (identity: Identity) => ({ [IDENTITY_HEADER]: await signIdentity(identity, SECRET) });
 const anonymous = () => as({ kind: 'anonymous' });
@@ -315,8 +328,9 @@ describe('the ADMIN account', () => {
     const admin = await deps.users.findCredentials(ADMIN.email);
     expect(admin?.user).toMatchObject({ organization: 'ADMIN', role: 'Administrator' });
     // A second start (another replica, a restart) keeps the same account.
-    const again = await createApp({ config: { ...config, ADMIN_PASSWORD: 'a-different-password' }, db, logger });
+    const again = await createApp({ config: { ...config, ADMIN_PASSWORD: 'a-different-password' }, db, bus, logger });
     expect(again.deps).toBeDefined();
+    await again.stop();
     expect(await db.collection('users').countDocuments({ emailKey: ADMIN.email })).toBe(1);
     const ok = await request(server)
       .post('/internal/credentials/verify')

@@ -1,4 +1,11 @@
-import { createServiceApp, type Logger, mongoReadiness } from '@nrad/service-kit';
+import {
+  AuditTrail,
+  type Bus,
+  createServiceApp,
+  type Logger,
+  MongoAuditSpool,
+  mongoReadiness,
+} from '@nrad/service-kit';
 import type { Connection } from 'mongoose';
 import type { AuthConfig } from './config.ts';
 import { ContactRequestRepository } from './data/contact-requests.ts';
@@ -10,11 +17,16 @@ import { type AccountDeps, ensureAdmin } from './use-cases/accounts.ts';
 export interface AuthAppDeps {
   config: AuthConfig;
   db: Connection;
+  /** NATS, for the audit trail (the caller connects it and closes it after `stop()`). */
+  bus: Bus;
   logger: Logger;
 }
 
-/** Builds the auth service: repositories, the password hasher, the ADMIN account, the routes. */
-export async function createApp({ config, db, logger }: AuthAppDeps) {
+/**
+ * Builds the auth service: repositories, the password hasher, the ADMIN account, the audit trail
+ * (started) and the routes. `stop()` stops the trail; the caller closes the bus and the database.
+ */
+export async function createApp({ config, db, bus, logger }: AuthAppDeps) {
   const users = new UserRepository(db);
   const contactRequests = new ContactRequestRepository(db);
   await Promise.all([users.init(), contactRequests.init()]);
@@ -23,18 +35,28 @@ export async function createApp({ config, db, logger }: AuthAppDeps) {
     timeCost: config.ARGON2_TIME_COST,
     parallelism: config.ARGON2_PARALLELISM,
   });
-  const deps: AccountDeps = { users, contactRequests, passwords, logger };
+  const audit = new AuditTrail({
+    bus,
+    stream: { AUDIT_STREAM: config.AUDIT_STREAM, AUDIT_SUBJECT_PREFIX: config.AUDIT_SUBJECT_PREFIX },
+    service: 'auth',
+    logger,
+    spool: new MongoAuditSpool(db),
+  });
+  const deps: AccountDeps = { users, contactRequests, passwords, logger, audit };
   await ensureAdmin(deps, { email: config.ADMIN_EMAIL, password: config.ADMIN_PASSWORD, name: config.ADMIN_NAME });
+  await audit.start();
 
   const app = createServiceApp({
     name: 'auth',
     logger,
     identitySecret: config.IDENTITY_SECRET,
+    // NATS is not a readiness condition: while it is down, audit events wait in the spool.
     readiness: { mongo: mongoReadiness(db) },
+    audit,
   });
   const api = apiRoutes(deps);
   const internal = internalRoutes(deps);
   app.use(api.routes()).use(api.allowedMethods());
   app.use(internal.routes()).use(internal.allowedMethods());
-  return { app, deps };
+  return { app, deps, audit, stop: () => audit.stop() };
 }

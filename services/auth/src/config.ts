@@ -1,10 +1,13 @@
-import { baseServiceEnv, env, loadConfig } from '@nrad/service-kit';
+import { auditEnv, baseServiceEnv, env, loadConfig } from '@nrad/service-kit';
 import { z } from 'zod';
 
 export const AuthConfigSchema = z.object({
   ...baseServiceEnv,
   PORT: env.port(8081),
   MONGO_DB: z.string().min(1).default('nrad_auth'),
+  /** NATS: the audit trail (issue 21) of ADMIN's actions, account changes and refusals. */
+  NATS_URL: z.string({ error: 'is required' }).min(1, 'is required'),
+  ...auditEnv,
   /** The ADMIN account created at start when no user has this email. */
   ADMIN_EMAIL: z.email({ error: 'must be an email address' }),
   ADMIN_PASSWORD: z.string({ error: 'is required' }).min(12, 'must be at least 12 characters'),

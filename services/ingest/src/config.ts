@@ -1,5 +1,5 @@
 import { RECORD_IMPORT_MAX_ITEMS } from '@nrad/contracts';
-import { baseServiceEnv, env, loadConfig } from '@nrad/service-kit';
+import { auditEnv, baseServiceEnv, env, loadConfig } from '@nrad/service-kit';
 import { z } from 'zod';
 
 const count = (fallback: number) => z.coerce.number().int().positive().default(fallback);
@@ -9,6 +9,9 @@ export const IngestConfigSchema = z.object({
   PORT: env.port(8085),
   MONGO_DB: z.string().min(1).default('nrad_ingest'),
   REDIS_URL: env.url(),
+  /** NATS: the audit trail (issue 21) of uploads accepted and completed, and refusals. */
+  NATS_URL: z.string({ error: 'is required' }).min(1, 'is required'),
+  ...auditEnv,
   /** The records service (its internal import path and option lists). */
   RECORDS_URL: env.url(),
   /** The BullMQ queue of uploads, and the Redis key prefix of BullMQ's keys (tests: a namespace). */

@@ -1,7 +1,13 @@
-import { IDENTITY_HEADER, type Organization, type UserIdentity } from '@nrad/contracts';
-import { testNamespace } from '@nrad/infra/harness';
+import {
+  type AuditEvent,
+  AuditEventSchema,
+  IDENTITY_HEADER,
+  type Organization,
+  type UserIdentity,
+} from '@nrad/contracts';
+import { testNamespace, waitUntil } from '@nrad/infra/harness';
 import { recordsBeside } from '@nrad/records-service/test-support';
-import { closeServer, connectMongo, createLogger, listen, signIdentity } from '@nrad/service-kit';
+import { type Bus, closeServer, connectMongo, createLogger, listen, signIdentity } from '@nrad/service-kit';
 import { Types } from 'mongoose';
 import request from 'supertest';
 import { afterAll } from 'vitest';
@@ -68,15 +74,19 @@ export async function startIngest(overrides: Record<string, string> = {}) {
       identitySecret: SECRET,
       mongoUrl: t.mongoUrl,
       redisUrl: t.redisUrl,
+      natsUrl: t.natsUrl,
       recordsUrl,
       dbName: t.db('ingest'),
+      auditStream: t.stream('AUDIT'),
+      auditSubjectPrefix: t.subject('audit'),
       queuePrefix: `${t.redisPrefix}bull`,
       overrides: { ...overrides, ...more },
     });
   const db = await connectMongo({ url: t.mongoUrl, dbName: t.db('ingest') });
   const instances: Array<Awaited<ReturnType<typeof createApp>>> = [];
   const start = async (more: Record<string, string> = {}) => {
-    const built = await createApp({ config: config(more), db, logger });
+    // The records service's bus: one connection to NATS for both.
+    const built = await createApp({ config: config(more), db, bus: records.bus, logger });
     instances.push(built);
     return built;
   };
@@ -94,6 +104,25 @@ export async function startIngest(overrides: Record<string, string> = {}) {
     };
   };
 
+  /**
+   * Every event of the namespace's audit stream (the ingest service's and the records service's),
+   * once the ingest instances' and the records service's spools and the records outbox are empty.
+   */
+  const auditEvents = async () => {
+    await waitUntil(
+      'audit spools drained',
+      async () =>
+        instances.every((i) => !i.audit.pending) &&
+        !records.built.audit.pending &&
+        (await db.collection('audit_spool').countDocuments({})) === 0 &&
+        (await records.db.collection('audit_spool').countDocuments({})) === 0 &&
+        (await records.db.collection('records').countDocuments({ outboxPending: true })) === 0 &&
+        (await records.db.collection('import_events').countDocuments({})) === 0,
+      20_000,
+    );
+    return readAudit(records.bus, config().AUDIT_STREAM);
+  };
+
   const stop = async () => {
     for (const i of instances.reverse()) await i.stop();
     await db.close();
@@ -101,5 +130,18 @@ export async function startIngest(overrides: Record<string, string> = {}) {
     await records.close();
   };
   afterAll(stop);
-  return { t, main, start, config, as, db, records, recordsUrl, stop };
+  return { t, main, start, config, as, db, records, recordsUrl, auditEvents, stop };
+}
+
+/** Every event of an audit stream, with its subject and its `Nats-Msg-Id`. */
+async function readAudit(bus: Bus, stream: string): Promise<Array<AuditEvent & { subject: string; msgId: string }>> {
+  const total = (await bus.jsm.streams.info(stream)).state.messages;
+  const out: Array<AuditEvent & { subject: string; msgId: string }> = [];
+  if (total === 0) return out;
+  const messages = await (await bus.js.consumers.get(stream)).fetch({ max_messages: total, expires: 5000 });
+  for await (const m of messages) {
+    out.push({ ...AuditEventSchema.parse(m.json()), subject: m.subject, msgId: m.headers?.get('Nats-Msg-Id') ?? '' });
+    if (out.length === total) break;
+  }
+  return out;
 }

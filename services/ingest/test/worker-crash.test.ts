@@ -23,6 +23,9 @@ function workerProcess(): ChildProcess {
       MONGO_URL: config.MONGO_URL,
       MONGO_DB: config.MONGO_DB,
       REDIS_URL: config.REDIS_URL,
+      NATS_URL: config.NATS_URL,
+      AUDIT_STREAM: config.AUDIT_STREAM,
+      AUDIT_SUBJECT_PREFIX: config.AUDIT_SUBJECT_PREFIX,
       RECORDS_URL: config.RECORDS_URL,
       INGEST_QUEUE_PREFIX: config.INGEST_QUEUE_PREFIX,
       INGEST_LOCK_MS: String(config.INGEST_LOCK_MS),
@@ -88,5 +91,13 @@ describe('the worker', () => {
     expect(job.result?.successfulRecords).toBe(594);
     expect(job.result?.errors).toHaveLength(6);
     expect(await total()).toBe(before + 594);
+    // The upload's completion is recorded once, by the worker that finished it, naming every record
+    // the upload created (those of the killed worker too).
+    const completed = (await h.auditEvents()).filter(
+      (e) => e.service === 'ingest' && e.detail?.what === 'completed' && e.detail.jobId === jobId,
+    );
+    expect(completed).toHaveLength(1);
+    expect(completed[0]?.recordIds).toHaveLength(594);
+    expect(completed[0]?.detail).toMatchObject({ rows: 600, created: 594, invalid: 6, duplicates: 0 });
   });
 });

@@ -155,10 +155,7 @@ describe('service app', () => {
     expect(text.status).toBe(415);
     expect(text.body.code).toBe(ERROR_CODES.unsupportedMediaType);
 
-    const invalid = await request(server)
-      .post('/api/echo')
-      .set(h)
-      .send({ name: 5, extra: 1 });
+    const invalid = await request(server).post('/api/echo').set(h).send({ name: 5, extra: 1 });
     expect(invalid.status).toBe(400);
     expect(invalid.body.code).toBe(ERROR_CODES.validation);
     expect(invalid.body.message).toContain('name');

@@ -1,4 +1,4 @@
-import { baseServiceEnv, env, loadConfig } from '@nrad/service-kit';
+import { auditEnv, baseServiceEnv, env, loadConfig } from '@nrad/service-kit';
 import { z } from 'zod';
 
 const NAME = /^[a-z][a-z0-9-]*$/;
@@ -54,6 +54,10 @@ export const OpsConfigSchema = z.object({
    * tests: their namespace).
    */
   OPS_STREAM_PREFIX: z.string().default(''),
+  /** The audit stream (issue 21): ADMIN's reads of the operations and actions on the queue board. */
+  ...auditEnv,
+  /** Prefix of the Redis keys ops writes itself: its audit spool (events NATS did not take yet). */
+  REDIS_PREFIX: z.string().default('nrad:ops:'),
 });
 export type OpsConfig = z.output<typeof OpsConfigSchema>;
 

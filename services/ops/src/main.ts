@@ -5,7 +5,7 @@ import { loadOpsConfig } from './config.ts';
 const config = loadOpsConfig();
 const logger = createLogger({ name: 'ops', level: config.LOG_LEVEL });
 const bus = await connectBus({ url: config.NATS_URL, name: 'ops' });
-const ops = createApp({ config, bus, logger });
+const ops = await createApp({ config, bus, logger });
 const { server, port } = await listen(ops.app, config.PORT, config.HOST);
 logger.info(
   { port, queues: config.OPS_QUEUES, services: config.OPS_SERVICES.map((s) => s.name) },
@@ -13,6 +13,6 @@ logger.info(
 );
 onShutdown(logger, [
   ['http', () => closeServer(server)],
-  ['queues', () => ops.stop()],
+  ['audit trail and queues', () => ops.stop()],
   ['nats', () => bus.nc.drain()],
 ]);

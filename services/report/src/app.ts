@@ -1,4 +1,11 @@
-import { createServiceApp, type Logger, mongoReadiness } from '@nrad/service-kit';
+import {
+  AuditTrail,
+  type Bus,
+  createServiceApp,
+  type Logger,
+  MongoAuditSpool,
+  mongoReadiness,
+} from '@nrad/service-kit';
 import type { Connection } from 'mongoose';
 import type { ReportConfig } from './config.ts';
 import { type FiguresApi, figuresClient } from './data/figures-client.ts';
@@ -11,6 +18,8 @@ import { type ReportDeps, writeReport } from './use-cases/reports.ts';
 export interface ReportAppDeps {
   config: ReportConfig;
   db: Connection;
+  /** NATS, for the audit trail (the caller connects it and closes it after `stop()`). */
+  bus: Bus;
   logger: Logger;
   /** The stats and linking services (their HTTP client unless a test gives another). */
   figures?: FiguresApi;
@@ -20,13 +29,21 @@ export interface ReportAppDeps {
 }
 
 /**
- * Builds the report service: its store, the `report` queue, the worker (unless REPORT_WORKER is
- * false) and the routes. `stop()` closes the worker (letting its current jobs end or lapse) and
- * the queue; the caller closes the database.
+ * Builds the report service: its store, the audit trail (started), the `report` queue, the worker
+ * (unless REPORT_WORKER is false) and the routes. `stop()` closes the worker (letting its current
+ * jobs end or lapse), the queue and the trail; the caller closes the bus and the database.
  */
-export async function createApp({ config, db, logger, figures, writer, now }: ReportAppDeps) {
+export async function createApp({ config, db, bus, logger, figures, writer, now }: ReportAppDeps) {
   const store = new ReportStore(db);
   await store.init();
+  const audit = new AuditTrail({
+    bus,
+    stream: { AUDIT_STREAM: config.AUDIT_STREAM, AUDIT_SUBJECT_PREFIX: config.AUDIT_SUBJECT_PREFIX },
+    service: 'report',
+    logger,
+    spool: new MongoAuditSpool(db),
+  });
+  await audit.start();
   const queue = reportQueue({
     redisUrl: config.REDIS_URL,
     name: config.REPORT_QUEUE,
@@ -41,6 +58,7 @@ export async function createApp({ config, db, logger, figures, writer, now }: Re
     queue,
     logger,
     now: now ?? (() => new Date()),
+    audit,
   };
   const worker = config.REPORT_WORKER
     ? reportWorker(
@@ -61,10 +79,12 @@ export async function createApp({ config, db, logger, figures, writer, now }: Re
     name: 'report',
     logger,
     identitySecret: config.IDENTITY_SECRET,
+    // NATS is not a readiness condition: while it is down, audit events wait in the spool.
     readiness: {
       mongo: mongoReadiness(db),
       redis: () => queue.ping(),
     },
+    audit,
   });
   const api = apiRoutes(deps);
   app.use(api.routes()).use(api.allowedMethods());
@@ -72,9 +92,11 @@ export async function createApp({ config, db, logger, figures, writer, now }: Re
   return {
     app,
     deps,
+    audit,
     async stop() {
       await worker?.close();
       await queue.close();
+      await audit.stop();
     },
   };
 }

@@ -5,6 +5,7 @@ const base = {
   IDENTITY_SECRET: 'x'.repeat(40),
   MONGO_URL: 'mongodb://127.0.0.1:27017',
   REDIS_URL: 'redis://127.0.0.1:6379',
+  NATS_URL: 'nats://127.0.0.1:4222',
   STATS_URL: 'http://127.0.0.1:1',
   LINKING_URL: 'http://127.0.0.1:2',
 };

@@ -1,4 +1,4 @@
-import { baseServiceEnv, env, loadConfig } from '@nrad/service-kit';
+import { auditEnv, baseServiceEnv, env, loadConfig } from '@nrad/service-kit';
 import { z } from 'zod';
 
 const count = (fallback: number) => z.coerce.number().int().positive().default(fallback);
@@ -12,6 +12,9 @@ export const ReportConfigSchema = z
     PORT: env.port(8086),
     MONGO_DB: z.string().min(1).default('nrad_report'),
     REDIS_URL: env.url(),
+    /** NATS: the audit trail (issue 21) of reports asked for and read, and refusals. */
+    NATS_URL: z.string({ error: 'is required' }).min(1, 'is required'),
+    ...auditEnv,
     /** The services that own the figures: asked with the caller's identity, never read directly. */
     STATS_URL: env.url(),
     LINKING_URL: env.url(),

@@ -1,4 +1,6 @@
 import {
+  type AuditEvent,
+  AuditEventSchema,
   type CaseRecord,
   type GeneratedReport,
   GeneratedReportSchema,
@@ -16,7 +18,7 @@ import {
   testRecordBody,
   testUser,
 } from '@nrad/records-service/test-support';
-import { closeServer, connectMongo, createLogger, listen } from '@nrad/service-kit';
+import { type Bus, closeServer, connectMongo, createLogger, listen } from '@nrad/service-kit';
 import { createApp as createStatsApp } from '@nrad/stats-service/app';
 import { statsTestConfig } from '@nrad/stats-service/test-support';
 import { afterAll, expect } from 'vitest';
@@ -70,10 +72,13 @@ export async function startReports(overrides: Record<string, string> = {}) {
       identitySecret: SECRET,
       mongoUrl: t.mongoUrl,
       redisUrl: t.redisUrl,
+      natsUrl: t.natsUrl,
       statsUrl: `http://127.0.0.1:${statsServer.port}`,
       linkingUrl: `http://127.0.0.1:${linkingServer.port}`,
       dbName: t.db('report'),
       queuePrefix: `${t.redisPrefix}bull`,
+      auditStream: t.stream('AUDIT'),
+      auditSubjectPrefix: t.subject('audit'),
       overrides: { ...overrides, ...more },
     });
   const instances: Array<Awaited<ReturnType<typeof createApp>>> = [];
@@ -81,7 +86,8 @@ export async function startReports(overrides: Record<string, string> = {}) {
   const start = async (more: Record<string, string> = {}) => {
     // One worker at a time on the queue: the one whose settings the test set.
     for (const i of instances.splice(0)) await i.stop();
-    current = await createApp({ config: config(more), db, logger });
+    // The records service's bus: one connection to NATS for all.
+    current = await createApp({ config: config(more), db, bus: records.bus, logger });
     instances.push(current);
     return current;
   };
@@ -135,6 +141,16 @@ export async function startReports(overrides: Record<string, string> = {}) {
     return { job: job as ReportJob, stages };
   };
 
+  /** The report service's events of the audit stream, once its spool is empty. */
+  const auditEvents = async () => {
+    await waitUntil(
+      'audit spool drained',
+      async () => !current.audit.pending && (await db.collection('audit_spool').countDocuments({})) === 0,
+      20_000,
+    );
+    return (await readAudit(records.bus, config().AUDIT_STREAM)).filter((e) => e.service === 'report');
+  };
+
   const stop = async () => {
     for (const i of instances.splice(0)) await i.stop();
     await db.close();
@@ -146,6 +162,19 @@ export async function startReports(overrides: Record<string, string> = {}) {
     await Promise.all([statsDb.close(), linkingDb.close()]);
   };
   afterAll(stop);
-  return { t, db, start, as, create, settled, generate, finish, records, stats, linking, stop };
+  return { t, db, start, as, create, settled, generate, finish, records, stats, linking, auditEvents, stop };
 }
 export type ReportHarness = Awaited<ReturnType<typeof startReports>>;
+
+/** Every event of an audit stream, with its subject and its `Nats-Msg-Id`. */
+async function readAudit(bus: Bus, stream: string): Promise<Array<AuditEvent & { subject: string; msgId: string }>> {
+  const total = (await bus.jsm.streams.info(stream)).state.messages;
+  const out: Array<AuditEvent & { subject: string; msgId: string }> = [];
+  if (total === 0) return out;
+  const messages = await (await bus.js.consumers.get(stream)).fetch({ max_messages: total, expires: 5000 });
+  for await (const m of messages) {
+    out.push({ ...AuditEventSchema.parse(m.json()), subject: m.subject, msgId: m.headers?.get('Nats-Msg-Id') ?? '' });
+    if (out.length === total) break;
+  }
+  return out;
+}

@@ -1,4 +1,12 @@
-import { type Bus, consumeRecordEvents, createServiceApp, type Logger, mongoReadiness } from '@nrad/service-kit';
+import {
+  AuditTrail,
+  type Bus,
+  consumeRecordEvents,
+  createServiceApp,
+  type Logger,
+  MongoAuditSpool,
+  mongoReadiness,
+} from '@nrad/service-kit';
 import type { Connection } from 'mongoose';
 import type { StatsConfig } from './config.ts';
 import { StatsStore } from './data/store.ts';
@@ -18,18 +26,27 @@ export interface StatsAppDeps {
 
 /**
  * Builds the stats service: loads every stored record state into the model, makes sure the RECORDS
- * stream exists, starts the durable consumer of `records.*` that keeps the model current, and
- * mounts the routes. `stop()` stops the consumer (the caller closes the connections afterwards).
+ * stream exists, starts the durable consumer of `records.*` that keeps the model current and the
+ * audit trail, and mounts the routes. `stop()` stops the consumer and the trail (the caller closes
+ * the connections afterwards).
  */
 export async function createApp({ config, db, bus, logger, now }: StatsAppDeps) {
   const store = new StatsStore(db);
   await store.init();
+  const audit = new AuditTrail({
+    bus,
+    stream: { AUDIT_STREAM: config.AUDIT_STREAM, AUDIT_SUBJECT_PREFIX: config.AUDIT_SUBJECT_PREFIX },
+    service: 'stats',
+    logger,
+    spool: new MongoAuditSpool(db),
+  });
   const deps: StatsDeps = {
     store,
     model: new StatsModel(),
     logger,
     now: now ?? (() => new Date()),
     unsaved: new Set(),
+    audit,
   };
   const started = Date.now();
   await loadModel(deps);
@@ -41,16 +58,32 @@ export async function createApp({ config, db, bus, logger, now }: StatsAppDeps) 
     durable: config.RECORDS_CONSUMER,
   });
 
-  const consumer = await consumeRecordEvents(bus, config, (events) => applyRecordEvents(deps, events), logger);
+  await audit.start();
+  let consumer: Awaited<ReturnType<typeof consumeRecordEvents>>;
+  try {
+    consumer = await consumeRecordEvents(bus, config, (events) => applyRecordEvents(deps, events), logger);
+  } catch (err) {
+    await audit.stop();
+    throw err;
+  }
 
   const app = createServiceApp({
     name: 'stats',
     logger,
     identitySecret: config.IDENTITY_SECRET,
     readiness: { mongo: mongoReadiness(db) },
+    audit,
   });
   const api = apiRoutes(deps);
   app.use(api.routes()).use(api.allowedMethods());
 
-  return { app, deps, stop: () => consumer.stop() };
+  return {
+    app,
+    deps,
+    audit,
+    async stop() {
+      await consumer.stop();
+      await audit.stop();
+    },
+  };
 }

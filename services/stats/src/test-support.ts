@@ -10,7 +10,12 @@ import {
 import type { Connection } from 'mongoose';
 import { type StatsConfig, StatsConfigSchema } from './config.ts';
 
-/** Stats configuration for tests: the given database, stream, prefix and durable; quick redelivery. */
+/**
+ * Stats configuration for tests: the given database, stream, prefix and durable; quick redelivery.
+ * The AUDIT stream and prefix default to the siblings of the records ones, as the records service's
+ * test configuration names them (`t1a2b3c_RECORDS` → `t1a2b3c_AUDIT`, `t1a2b3c.records` →
+ * `t1a2b3c.audit`, else `<stream>_AUDIT`, `<prefix>_audit`): in the test's namespace.
+ */
 export function statsTestConfig(options: {
   identitySecret: string;
   mongoUrl: string;
@@ -18,6 +23,8 @@ export function statsTestConfig(options: {
   dbName: string;
   recordsStream: string;
   recordsSubjectPrefix: string;
+  auditStream?: string;
+  auditSubjectPrefix?: string;
   consumer?: string;
 }): StatsConfig {
   return StatsConfigSchema.parse({
@@ -28,10 +35,18 @@ export function statsTestConfig(options: {
     RECORDS_STREAM: options.recordsStream,
     RECORDS_SUBJECT_PREFIX: options.recordsSubjectPrefix,
     RECORDS_CONSUMER: options.consumer ?? 'stats',
+    AUDIT_STREAM: options.auditStream ?? sibling(options.recordsStream, /(^|_)RECORDS$/, 'AUDIT', '_'),
+    AUDIT_SUBJECT_PREFIX:
+      options.auditSubjectPrefix ?? sibling(options.recordsSubjectPrefix, /(^|\.)records$/, 'audit', '_'),
     // Events fetched but not handled when a test stops the service come back within a test's wait.
     EVENT_ACK_WAIT_MS: '2000',
     LOG_LEVEL: 'silent',
   });
+}
+
+/** `name` with its last token `pattern` replaced by `token`, or `token` appended after `separator`. */
+function sibling(name: string, pattern: RegExp, token: string, separator: string): string {
+  return pattern.test(name) ? name.replace(pattern, `$1${token}`) : `${name}${separator}${token}`;
 }
 
 /** What the stats paths answer for one scope, counted another way. */

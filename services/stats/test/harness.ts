@@ -1,5 +1,7 @@
 import {
   AdminStatsSchema,
+  type AuditEvent,
+  AuditEventSchema,
   type CaseRecord,
   type CountryStat,
   CountryStatsSchema,
@@ -81,6 +83,8 @@ export interface StatsHarness {
   halt(): Promise<void>;
   /** Stops the stats service, rebuilds its read model from the stream, starts it again. */
   rebuild(): Promise<RebuildReport>;
+  /** The stats service's events of the audit stream, once its spool is empty. */
+  auditEvents(): Promise<Array<AuditEvent & { subject: string; msgId: string }>>;
   stop(): Promise<void>;
 }
 
@@ -97,6 +101,8 @@ export async function startStats(): Promise<StatsHarness> {
     dbName: t.db('stats'),
     recordsStream: recordsConfig.RECORDS_STREAM,
     recordsSubjectPrefix: recordsConfig.RECORDS_SUBJECT_PREFIX,
+    auditStream: t.stream('AUDIT'),
+    auditSubjectPrefix: t.subject('audit'),
   });
   const db = await connectMongo({ url: config.MONGO_URL, dbName: config.MONGO_DB });
   const h = { t, config, bus, db, recordsDb, built: await createApp({ config, db, bus, logger }) } as StatsHarness;
@@ -176,6 +182,14 @@ export async function startStats(): Promise<StatsHarness> {
     await h.restart();
     return report;
   };
+  h.auditEvents = async () => {
+    await waitUntil(
+      'audit spool drained',
+      async () => !h.built.audit.pending && (await db.collection('audit_spool').countDocuments({})) === 0,
+      20_000,
+    );
+    return (await readAudit(bus, config.AUDIT_STREAM)).filter((e) => e.service === 'stats');
+  };
   let stopped: Promise<void> | undefined;
   h.stop = () => {
     stopped ??= (async () => {
@@ -187,4 +201,17 @@ export async function startStats(): Promise<StatsHarness> {
   };
   afterAll(() => h.stop());
   return h;
+}
+
+/** Every event of an audit stream, with its subject and its `Nats-Msg-Id`. */
+async function readAudit(bus: Bus, stream: string): Promise<Array<AuditEvent & { subject: string; msgId: string }>> {
+  const total = (await bus.jsm.streams.info(stream)).state.messages;
+  const out: Array<AuditEvent & { subject: string; msgId: string }> = [];
+  if (total === 0) return out;
+  const messages = await (await bus.js.consumers.get(stream)).fetch({ max_messages: total, expires: 5000 });
+  for await (const m of messages) {
+    out.push({ ...AuditEventSchema.parse(m.json()), subject: m.subject, msgId: m.headers?.get('Nats-Msg-Id') ?? '' });
+    if (out.length === total) break;
+  }
+  return out;
 }

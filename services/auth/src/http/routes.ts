@@ -14,6 +14,7 @@ import {
   type VerifyCredentialsResponse,
 } from '@nrad/contracts';
 import {
+  actorOf,
   adminOf,
   notFound,
   parse,
@@ -24,7 +25,12 @@ import {
 } from '@nrad/service-kit';
 import * as accounts from '../use-cases/accounts.ts';
 
-/** Public paths (through the gateway) of SPEC §7 that this service owns. */
+/**
+ * Public paths (through the gateway) of SPEC §7 that this service owns. What changes an account or
+ * is ADMIN's is recorded in the audit trail (action `admin`, `detail.what` saying which) before the
+ * answer; a visitor's registration and the credential check are not (the gateway records
+ * sign-ins), nor is a user's message to the administrator.
+ */
 export function apiRoutes(deps: accounts.AccountDeps) {
   const router = new Router<ServiceState>({ prefix: '/api' });
 
@@ -33,6 +39,10 @@ export function apiRoutes(deps: accounts.AccountDeps) {
     if (!ctx.state.identity || ctx.state.identity.kind === 'service') throw unauthenticated();
     const input = parse(RegisterRequestSchema, ctx.request.body);
     const user = await accounts.register(deps, input);
+    // A signed-in user opening an account for someone is an account change; a visitor's own is not.
+    if (ctx.state.identity.kind === 'user') {
+      await deps.audit.record(actorOf(ctx), 'admin', [], { what: 'register', id: user.id });
+    }
     ctx.status = 201;
     ctx.body = { message: 'Account created successfully', user } satisfies RegisterResponse;
   });
@@ -41,6 +51,7 @@ export function apiRoutes(deps: accounts.AccountDeps) {
     const who = userOf(ctx.state);
     const { name } = parse(UpdateNameRequestSchema, ctx.request.body);
     const user = await accounts.updateName(deps, who, name);
+    await deps.audit.record(actorOf(ctx), 'admin', [], { what: 'update-name' });
     // The gateway re-reads the user into the session, so the header and tokens show the new name.
     ctx.set(SESSION_REFRESH_HEADER, '1');
     ctx.body = { user } satisfies UserResponse;
@@ -59,12 +70,15 @@ export function apiRoutes(deps: accounts.AccountDeps) {
 
   router.get('/admin/contact-requests', async (ctx) => {
     adminOf(ctx.state);
-    ctx.body = (await accounts.contactRequestInbox(deps, ctx.query)) satisfies ContactRequestList;
+    const inbox = await accounts.contactRequestInbox(deps, ctx.query);
+    await deps.audit.record(actorOf(ctx), 'admin', [], { what: 'contact-requests.list' });
+    ctx.body = inbox satisfies ContactRequestList;
   });
 
   router.post('/admin/contact-requests/:id/resolve', async (ctx) => {
     const admin = adminOf(ctx.state);
     const request = await accounts.resolveContactRequest(deps, admin, ctx.params.id ?? '');
+    await deps.audit.record(actorOf(ctx), 'admin', [], { what: 'contact-request.resolve', id: request.id });
     ctx.body = { request } satisfies ContactRequestResolved;
   });
 

@@ -10,7 +10,7 @@ import {
   type UserIdentity,
   type VerifyCredentialsResponse,
 } from '@nrad/contracts';
-import { AppError, conflict, type Logger, notFound, parse, unauthenticated } from '@nrad/service-kit';
+import { AppError, type AuditTrail, conflict, type Logger, notFound, parse, unauthenticated } from '@nrad/service-kit';
 import type { ContactRequestRepository } from '../data/contact-requests.ts';
 import { EmailTakenError, type UserRepository } from '../data/users.ts';
 import type { PasswordHasher } from '../passwords.ts';
@@ -20,6 +20,8 @@ export interface AccountDeps {
   contactRequests: ContactRequestRepository;
   passwords: PasswordHasher;
   logger: Logger;
+  /** The audit trail (issue 21): the routes record ADMIN's actions and account changes before answering. */
+  audit: Pick<AuditTrail, 'record'>;
 }
 
 /** The message the Register screen looks for (SPEC §8). */

@@ -1,6 +1,7 @@
 import {
   DropdownOptionSchema,
   type Identity,
+  REQUEST_ID_HEADER,
   type RecordImportRequest,
   type RecordImportResponse,
   RecordImportResponseSchema,
@@ -10,8 +11,15 @@ import { fetchAs, type ServiceRequestInit } from '@nrad/service-kit';
 
 /** What the ingest service asks of the records service. */
 export interface RecordsApi {
-  /** Creates rows as the uploader (idempotent by item key); outcomes in the items' order. */
-  importRows(owner: UserIdentity, items: RecordImportRequest['items']): Promise<RecordImportResponse['results']>;
+  /**
+   * Creates rows as the uploader (idempotent by item key); outcomes in the items' order. The upload
+   * request's id goes along (X-Request-Id), so the records service's audit events name it.
+   */
+  importRows(
+    owner: UserIdentity,
+    items: RecordImportRequest['items'],
+    requestId?: string | null,
+  ): Promise<RecordImportResponse['results']>;
   /** The option values of a list (`source`, `country`) as the user sees them. */
   options(user: UserIdentity, type: 'source' | 'country'): Promise<string[]>;
 }
@@ -24,12 +32,12 @@ export function recordsClient(baseUrl: string, secret: string, timeoutMs = 120_0
     return res.json() as Promise<unknown>;
   };
   return {
-    async importRows(owner, items) {
+    async importRows(owner, items, requestId) {
       const body = JSON.stringify({ owner, items } satisfies RecordImportRequest);
       const answer = await call(
         '/internal/records/import',
         { kind: 'service', service: 'ingest' },
-        { method: 'POST', body },
+        { method: 'POST', body, ...(requestId ? { headers: { [REQUEST_ID_HEADER]: requestId } } : {}) },
       );
       return RecordImportResponseSchema.parse(answer).results;
     },

@@ -1,6 +1,6 @@
 import Router from '@koa/router';
 import { type BatchUploadAccepted, type BatchUploadResult, ERROR_CODES, type IngestJob } from '@nrad/contracts';
-import { AppError, type ServiceState, userOf } from '@nrad/service-kit';
+import { AppError, actorOf, type ServiceState, userOf } from '@nrad/service-kit';
 import { buildTemplate, TEMPLATE_FILE_NAME, UploadRefused } from '../domain/index.ts';
 import * as uploads from '../use-cases/uploads.ts';
 import { readSingleFile } from './multipart.ts';
@@ -20,7 +20,11 @@ function asAppError(err: unknown): unknown {
   return new AppError(code, err.message);
 }
 
-/** The ingest paths (ARCHITECTURE.md "Route ownership"). */
+/**
+ * The ingest paths (ARCHITECTURE.md "Route ownership"). An upload accepted and its completion are
+ * recorded in the audit trail (`upload`; use-cases/uploads.ts); a job's status and the template
+ * name no record and are not, but an attempt on another agency's job is (`access.refused`).
+ */
 export function apiRoutes(deps: uploads.IngestDeps) {
   const router = new Router<ServiceState>({ prefix: '/api' });
 
@@ -30,7 +34,7 @@ export function apiRoutes(deps: uploads.IngestDeps) {
     let uploadId: string;
     try {
       const file = await readSingleFile(ctx, maxBytes);
-      uploadId = await uploads.acceptUpload(deps, user, file);
+      uploadId = await uploads.acceptUpload(deps, user, file, actorOf(ctx));
     } catch (err) {
       throw asAppError(err);
     }
@@ -46,7 +50,7 @@ export function apiRoutes(deps: uploads.IngestDeps) {
   });
 
   router.get('/ingest/jobs/:jobId', async (ctx) => {
-    ctx.body = (await uploads.jobOf(deps, userOf(ctx.state), ctx.params.jobId ?? '')) satisfies IngestJob;
+    ctx.body = (await uploads.jobOf(deps, userOf(ctx.state), ctx.params.jobId ?? '', actorOf(ctx))) satisfies IngestJob;
   });
 
   router.get('/records/template', async (ctx) => {

@@ -3,11 +3,17 @@ import type { Logger } from '@nrad/service-kit';
 import { bullConnection, pingRedis, type QueueOptions, startWorker } from '@nrad/service-kit/queues';
 import { type Job, Queue } from 'bullmq';
 
-/** What a job carries: the upload's id (which names its stored file) and who sent it. Never the file. */
+/**
+ * What a job carries: the upload's id (which names its stored file), who sent it, and the upload
+ * request's id and client address (the audit trail's, for the events the worker records; absent
+ * from jobs queued before they were kept). Never the file.
+ */
 export interface IngestJobData {
   uploadId: string;
   fileKey: string;
   uploader: UserIdentity;
+  requestId?: string | null;
+  clientAddress?: string | null;
 }
 
 /** The `ingest` queue; a job's id is its upload's id, so enqueueing twice adds it once. */

@@ -10,7 +10,7 @@ import {
   RecordInputSchema,
   type UserIdentity,
 } from '@nrad/contracts';
-import { type Logger, notFound } from '@nrad/service-kit';
+import { type AuditActor, type AuditTrail, auditEvents, type Logger, notFound } from '@nrad/service-kit';
 import type { IngestConfig } from '../config.ts';
 import type { RecordsApi } from '../data/records-client.ts';
 import type { UploadStore } from '../data/uploads.ts';
@@ -23,7 +23,14 @@ export interface IngestDeps {
   records: RecordsApi;
   enqueue(data: IngestJobData): Promise<unknown>;
   logger: Logger;
+  /** The audit trail (issue 21): an upload accepted (by the route) and completed (by the worker). */
+  audit: Pick<AuditTrail, 'record' | 'publish'>;
 }
+
+/** The service's name in its audit events. */
+export const AUDIT_SERVICE = 'ingest';
+/** The id of an upload's completion events: the same on a retried job, so the trail keeps them once. */
+export const completionAuditId = (uploadId: string) => `${uploadId}-completed`;
 
 export const JOB_NOT_FOUND = 'Upload job not found';
 /** Errors listed in a result at most; the rest are counted in its message. */
@@ -32,13 +39,17 @@ export const MAX_LISTED_ERRORS = 10_000;
 const MB = 1024 * 1024;
 
 /**
- * Checks an uploaded file (name, type, size, what it really is; a zip bomb), stores it and queues
- * its job; resolves the upload id. Throws `UploadRefused` (a 4xx) before anything is stored.
+ * Checks an uploaded file (name, type, size, what it really is; a zip bomb), stores it, records it
+ * in the audit trail (`upload`, accepted) and queues its job with the request's id and client
+ * address (the worker's completion event names them); resolves the upload id. Throws
+ * `UploadRefused` (a 4xx) before anything is stored. An upload whose acceptance cannot be recorded
+ * is not queued: it is marked failed and the request fails.
  */
 export async function acceptUpload(
   deps: IngestDeps,
   user: UserIdentity,
   file: { name: string | undefined; bytes: Uint8Array } | undefined,
+  actor: AuditActor,
 ): Promise<string> {
   const name = file?.name;
   const bytes = file?.bytes ?? new Uint8Array();
@@ -61,14 +72,42 @@ export async function acceptUpload(
     },
     bytes,
   );
-  await deps.enqueue({ uploadId, fileKey: uploadId, uploader: user });
+  try {
+    await deps.audit.record(actor, 'upload', [], {
+      what: 'accepted',
+      jobId: uploadId,
+      fileName: (name ?? '').slice(0, 500),
+      size: bytes.length,
+    });
+  } catch (err) {
+    await deps.store.progress(uploadId, { state: 'failed' }).catch(() => undefined);
+    throw err;
+  }
+  await deps.enqueue({
+    uploadId,
+    fileKey: uploadId,
+    uploader: user,
+    requestId: actor.requestId,
+    clientAddress: actor.clientAddress,
+  });
   deps.logger.info({ uploadId, size: bytes.length, kind }, 'upload queued');
   return uploadId;
 }
 
-/** An upload's job as its organization sees it; another organization's is not found. */
-export async function jobOf(deps: IngestDeps, user: UserIdentity, jobId: string): Promise<IngestJob> {
+/**
+ * An upload's job as its organization sees it (not recorded: it names no record). Another
+ * organization's is not found, and the attempt is recorded (`access.refused`, issue 21) first.
+ */
+export async function jobOf(
+  deps: IngestDeps,
+  user: UserIdentity,
+  jobId: string,
+  actor: AuditActor,
+): Promise<IngestJob> {
   const upload = await deps.store.get(jobId);
+  if (upload && upload.organization !== user.organization) {
+    await deps.audit.record(actor, 'access.refused', [], { status: 404, jobId });
+  }
   if (!upload || upload.organization !== user.organization) throw notFound(JOB_NOT_FOUND);
   return {
     jobId,
@@ -148,10 +187,49 @@ function markRepeatedNumbers(rows: SheetRow[]): void {
   }
 }
 
+/** What an upload's completion event says: its job and counts (rows refused for a taken number are duplicates). */
+interface CompletionCounts {
+  rows: number;
+  created: number;
+  invalid: number;
+  duplicates: number;
+  fileRefused?: boolean;
+}
+
+/**
+ * Records an upload's completion in the audit trail as the uploader, with the upload request's id
+ * and client address (kept with the job): one event, or one per 1,000 records it created. The
+ * events' ids are the upload's, so a job retried after a crash before its result was stored
+ * records them once.
+ */
+async function recordCompletion(
+  deps: IngestDeps,
+  data: IngestJobData,
+  uploader: UserIdentity,
+  recordIds: readonly string[],
+  counts: CompletionCounts,
+): Promise<void> {
+  const actor: AuditActor = {
+    userId: uploader.userId,
+    organization: uploader.organization,
+    requestId: data.requestId ?? null,
+    clientAddress: data.clientAddress ?? null,
+  };
+  const detail = { what: 'completed', jobId: data.uploadId, ...counts };
+  await deps.audit.publish(
+    auditEvents(AUDIT_SERVICE, 'upload', actor, recordIds, { detail, id: completionAuditId(data.uploadId) }),
+  );
+}
+
+/** Whether a refused row's errors say its incident number is taken (in the file or the store). */
+const isDuplicate = (errors: ReadonlyArray<{ field: string; message: string }>) =>
+  errors.some((e) => e.field === 'incidentNumber' && e.message === INCIDENT_NUMBER_TAKEN);
+
 /**
  * The worker's job: reads the stored file, checks every row as the records service's create does
  * (through its import path, `INGEST_BATCH_ROWS` at a time with `INGEST_BATCHES_IN_FLIGHT` requests
- * in flight, as the uploader), and stores the result.
+ * in flight, as the uploader, with the upload request's id), records the completion in the audit
+ * trail (with the ids of the records the upload created) and stores the result.
  * Idempotent: each row's record is keyed by upload id + row, so a retried job (after a crash, a
  * `kill -9`) finds the records it made and creates the rest; a finished upload is not run again.
  */
@@ -173,6 +251,13 @@ export async function processUpload(deps: IngestDeps, data: IngestJobData): Prom
     if (!(err instanceof WorkbookRefused)) deps.logger.warn({ err, uploadId: upload._id }, 'workbook unreadable');
     const message = err instanceof WorkbookRefused ? err.message : 'The file could not be read as an Excel workbook.';
     const result = resultOf(0, 0, [], message);
+    await recordCompletion(deps, data, upload.uploader, [], {
+      rows: 0,
+      created: 0,
+      invalid: 0,
+      duplicates: 0,
+      fileRefused: true,
+    });
     await deps.store.progress(upload._id, { state: 'completed', result });
     return result;
   }
@@ -185,7 +270,9 @@ export async function processUpload(deps: IngestDeps, data: IngestJobData): Prom
   const total = table.rows.length;
   await deps.store.progress(upload._id, { totalRows: total, processedRows: 0 });
   const errors: BatchRowError[] = [];
+  const createdIds: string[] = [];
   let successful = 0;
+  let duplicates = 0;
   let processed = 0;
   const size = deps.config.INGEST_BATCH_ROWS;
   // Each batch's rows are let go once tallied, so the job's memory shrinks as it goes.
@@ -209,19 +296,19 @@ export async function processUpload(deps: IngestDeps, data: IngestJobData): Prom
       tallied++;
       for (const r of rows) {
         if (r.errors.length) {
+          if (isDuplicate(r.errors)) duplicates++;
           errors.push(...r.errors, ...otherFieldErrors(r));
           continue;
         }
         const o = outcomeOf.get(`${uploadId}:${r.row}`);
-        if (o && (o.outcome === 'created' || o.outcome === 'existed')) successful++;
-        else
-          errors.push(
-            ...(o?.errors?.length ? o.errors : [{ field: 'record', message: 'was not created' }]).map((e) => ({
-              row: r.row,
-              field: e.field,
-              message: e.message,
-            })),
-          );
+        if (o && (o.outcome === 'created' || o.outcome === 'existed')) {
+          successful++;
+          if (o.id) createdIds.push(o.id);
+        } else {
+          const refused = o?.errors?.length ? o.errors : [{ field: 'record', message: 'was not created' }];
+          if (isDuplicate(refused)) duplicates++;
+          errors.push(...refused.map((e) => ({ row: r.row, field: e.field, message: e.message })));
+        }
       }
       processed += rows.length;
     }
@@ -243,6 +330,7 @@ export async function processUpload(deps: IngestDeps, data: IngestJobData): Prom
         ? await deps.records.importRows(
             uploader,
             valid.map((r) => ({ key: `${uploadId}:${r.row}`, body: r.body })),
+            data.requestId,
           )
         : [];
       answered[at] = new Map(outcomes.map((o) => [o.key, o]));
@@ -251,6 +339,14 @@ export async function processUpload(deps: IngestDeps, data: IngestJobData): Prom
   }
   await Promise.all(Array.from({ length: Math.min(deps.config.INGEST_BATCHES_IN_FLIGHT, batches.length) }, lane));
   const result = resultOf(total, successful, errors);
+  // Recorded before the result is stored: a crash in between runs the job again, which records the
+  // same events (same ids) and stores the result.
+  await recordCompletion(deps, data, uploader, createdIds, {
+    rows: total,
+    created: successful,
+    invalid: total - successful - duplicates,
+    duplicates,
+  });
   await deps.store.progress(upload._id, { state: 'completed', result });
   deps.logger.info({ uploadId: upload._id, total, successful, errors: errors.length }, 'upload processed');
   return result;

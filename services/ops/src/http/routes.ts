@@ -3,17 +3,19 @@ import { BullMQAdapter } from '@bull-board/api/bullMQAdapter';
 import { KoaAdapter } from '@bull-board/koa';
 import Router from '@koa/router';
 import { ERROR_CODES, type Operations, QUEUES_BOARD_PATH } from '@nrad/contracts';
-import { AppError, adminOf, type ServiceState } from '@nrad/service-kit';
+import { AppError, type AuditTrail, actorOf, adminOf, type ServiceState } from '@nrad/service-kit';
 import type { Middleware } from 'koa';
 import type { QueueWatch } from '../data/queues.ts';
 import { type OperationsDeps, operations } from '../use-cases/operations.ts';
 
-/** `GET /api/admin/operations`, ADMIN only. */
-export function apiRoutes(deps: OperationsDeps) {
+/** `GET /api/admin/operations`, ADMIN only; each read is recorded in the audit trail (`admin`). */
+export function apiRoutes(deps: OperationsDeps & { audit: Pick<AuditTrail, 'record'> }) {
   const router = new Router<ServiceState>({ prefix: '/api' });
   router.get('/admin/operations', async (ctx) => {
     adminOf(ctx.state);
-    ctx.body = (await operations(deps)) satisfies Operations;
+    const answer = await operations(deps);
+    await deps.audit.record(actorOf(ctx), 'admin', [], { what: 'operations' });
+    ctx.body = answer satisfies Operations;
   });
   return router;
 }
@@ -33,9 +35,12 @@ const REFUSED = [
 
 /**
  * bull-board at QUEUES_BOARD_PATH, for ADMIN only (the gateway sends the signed-in user's
- * identity; anyone else gets 403 before bull-board sees the request).
+ * identity; anyone else gets 403 before bull-board sees the request). Each action on a job or a
+ * queue (any method but GET: retry, remove, promote, clean, pause) is recorded in the audit trail
+ * (`admin`, with the method, the board's path and the status) before the answer leaves; the board's
+ * pages and reads are not.
  */
-export function queueBoard(queues: QueueWatch): Middleware<ServiceState> {
+export function queueBoard(queues: QueueWatch, audit: Pick<AuditTrail, 'record'>): Middleware<ServiceState> {
   const adapter = new KoaAdapter();
   adapter.setBasePath(QUEUES_BOARD_PATH);
   createBullBoard({
@@ -51,6 +56,14 @@ export function queueBoard(queues: QueueWatch): Middleware<ServiceState> {
     if (ctx.method !== 'GET' && REFUSED.some((r) => r.test(rest))) {
       throw new AppError(ERROR_CODES.forbidden, 'This action is turned off on the NRAD queue board');
     }
-    return board(ctx, next);
+    await board(ctx, next);
+    if (ctx.method !== 'GET' && ctx.method !== 'HEAD') {
+      await audit.record(actorOf(ctx), 'admin', [], {
+        what: 'queue-board',
+        method: ctx.method,
+        path: rest.slice(0, 500),
+        status: ctx.status,
+      });
+    }
   };
 }

@@ -1,15 +1,18 @@
 import Router from '@koa/router';
 import { ERROR_CODES, type ReportAccepted } from '@nrad/contracts';
-import { AppError, type ServiceState, userOf } from '@nrad/service-kit';
+import { AppError, actorOf, type ServiceState, userOf } from '@nrad/service-kit';
 import * as reports from '../use-cases/reports.ts';
 
-/** The report paths (ARCHITECTURE.md "Route ownership"): SPEC §7's and the reports' own. */
+/**
+ * The report paths (ARCHITECTURE.md "Route ownership"): SPEC §7's and the reports' own. A report
+ * asked for and each read of one are recorded in the audit trail (use-cases/reports.ts).
+ */
 export function apiRoutes(deps: reports.ReportDeps) {
   const router = new Router<ServiceState>({ prefix: '/api' });
 
   router.post('/generate-report', async (ctx) => {
     const user = userOf(ctx.state);
-    const jobId = await reports.requestReport(deps, user, ctx.request.body);
+    const jobId = await reports.requestReport(deps, user, ctx.request.body, actorOf(ctx));
     const wait = ctx.query.async === '1' ? 0 : deps.config.REPORT_WAIT_SECONDS * 1000;
     let result: Awaited<ReturnType<typeof reports.resultWithin>>;
     try {
@@ -30,7 +33,7 @@ export function apiRoutes(deps: reports.ReportDeps) {
   });
 
   router.get('/reports/jobs/:jobId', async (ctx) => {
-    ctx.body = await reports.jobOf(deps, userOf(ctx.state), ctx.params.jobId ?? '');
+    ctx.body = await reports.jobOf(deps, userOf(ctx.state), ctx.params.jobId ?? '', actorOf(ctx));
   });
 
   router.get('/reports', async (ctx) => {
@@ -38,11 +41,11 @@ export function apiRoutes(deps: reports.ReportDeps) {
   });
 
   router.get('/reports/:id', async (ctx) => {
-    ctx.body = await reports.getReport(deps, userOf(ctx.state), ctx.params.id ?? '');
+    ctx.body = await reports.getReport(deps, userOf(ctx.state), ctx.params.id ?? '', actorOf(ctx), 'read');
   });
 
   router.get('/reports/:id/markdown', async (ctx) => {
-    const report = await reports.getReport(deps, userOf(ctx.state), ctx.params.id ?? '');
+    const report = await reports.getReport(deps, userOf(ctx.state), ctx.params.id ?? '', actorOf(ctx), 'markdown');
     ctx.set('Content-Type', 'text/markdown; charset=utf-8');
     ctx.set('Content-Disposition', `attachment; filename="${reports.markdownFileName(report)}"`);
     ctx.set('Cache-Control', 'no-store');

@@ -11,7 +11,7 @@ import {
   ReportPageQuerySchema,
   type UserIdentity,
 } from '@nrad/contracts';
-import { AppError, type Logger, notFound, parse } from '@nrad/service-kit';
+import { AppError, type AuditActor, type AuditTrail, type Logger, notFound, parse } from '@nrad/service-kit';
 import { type Job, UnrecoverableError } from 'bullmq';
 import { Types } from 'mongoose';
 import type { ReportConfig } from '../config.ts';
@@ -28,6 +28,11 @@ export interface ReportDeps {
   queue: ReportQueue;
   logger: Logger;
   now: () => Date;
+  /**
+   * The audit trail (issue 21): a report asked for and read (`report`), and attempts on another
+   * agency's report or job (`access.refused`), recorded before the answer.
+   */
+  audit: Pick<AuditTrail, 'record'>;
 }
 
 export const REPORT_NOT_FOUND = 'Report not found';
@@ -39,8 +44,17 @@ export const REPORT_FAILED = 'The report could not be written';
 export const scopeOf = (user: UserIdentity): ReportFigures['scope'] =>
   user.organization === 'ADMIN' ? 'ALL' : user.organization;
 
-/** Queues a report for `user`; resolves its job id (which is also the report's id). */
-export async function requestReport(deps: ReportDeps, user: UserIdentity, body: unknown): Promise<string> {
+/**
+ * Queues a report for `user`; resolves its job id (which is also the report's id). The request is
+ * recorded in the audit trail first (`report`: its job, scope and parameters, cut to 500
+ * characters), so no report is written that the trail does not show asked for.
+ */
+export async function requestReport(
+  deps: ReportDeps,
+  user: UserIdentity,
+  body: unknown,
+  actor: AuditActor,
+): Promise<string> {
   const { parameters } = parse(GenerateReportSchema, body ?? {});
   const max = deps.config.REPORT_MAX_PENDING_PER_USER;
   if ((await deps.queue.pendingOf(user.userId)) >= max) {
@@ -50,6 +64,12 @@ export async function requestReport(deps: ReportDeps, user: UserIdentity, body: 
     );
   }
   const reportId = newReportId().toHexString();
+  await deps.audit.record(actor, 'report', [], {
+    what: 'request',
+    jobId: reportId,
+    scope: scopeOf(user),
+    parameters: parameters === null ? null : parameters.slice(0, 500),
+  });
   await deps.queue.add({ reportId, requester: user, parameters });
   deps.logger.info({ reportId, organization: user.organization }, 'report queued');
   return reportId;
@@ -93,14 +113,27 @@ export async function resultWithin(deps: ReportDeps, jobId: string, ms: number):
 
 const STATES: Record<string, ReportJob['state']> = { active: 'active', completed: 'completed', failed: 'failed' };
 
-/** A report job as its requester's organization sees it; another organization's is not found. */
-export async function jobOf(deps: ReportDeps, user: UserIdentity, jobId: string): Promise<ReportJob> {
+/**
+ * A report job as its requester's organization sees it; once it carries the report, the read is
+ * recorded (`report`, what: job). Another organization's is not found, and the attempt is recorded
+ * (`access.refused`) first.
+ */
+export async function jobOf(
+  deps: ReportDeps,
+  user: UserIdentity,
+  jobId: string,
+  actor: AuditActor,
+): Promise<ReportJob> {
   const job = ObjectIdSchema.safeParse(jobId).success ? await deps.queue.get(jobId) : undefined;
+  if (job && job.data.requester.organization !== user.organization) {
+    await deps.audit.record(actor, 'access.refused', [], { status: 404, jobId });
+  }
   if (!job || job.data.requester.organization !== user.organization) throw notFound(JOB_NOT_FOUND);
   const state = STATES[await job.getState()] ?? 'queued';
   const progress = job.progress as Partial<ReportProgress> | undefined;
   const stage = state === 'completed' ? 'done' : state === 'failed' ? 'failed' : (progress?.stage ?? 'queued');
   const doc = state === 'completed' ? await deps.store.get(new Types.ObjectId(jobId)) : null;
+  if (doc) await deps.audit.record(actor, 'report', [], { what: 'job', reportId: jobId });
   return {
     jobId,
     state,
@@ -158,17 +191,34 @@ export async function writeReport(
   }
 }
 
-/** `GET /api/reports`: the caller's organization's reports, newest first, paged. */
+/**
+ * `GET /api/reports`: the caller's organization's reports, newest first, paged. Not recorded: the
+ * list shows who asked what and when, never a report's text or figures (reading one is recorded).
+ */
 export async function listReports(deps: ReportDeps, user: UserIdentity, query: unknown): Promise<ReportList> {
   const { limit, offset } = parse(ReportPageQuerySchema, query);
   const { items, total } = await deps.store.list(user.organization, limit, offset);
   return { items: items.map(summaryOf), total };
 }
 
-/** `GET /api/reports/{id}`: one of the caller's organization's reports; any other id is not found. */
-export async function getReport(deps: ReportDeps, user: UserIdentity, id: string): Promise<Report> {
+/**
+ * `GET /api/reports/{id}` (what: read) and its Markdown (what: markdown): one of the caller's
+ * organization's reports, its read recorded (`report`); any other id is not found, and an attempt
+ * on another organization's report is recorded (`access.refused`).
+ */
+export async function getReport(
+  deps: ReportDeps,
+  user: UserIdentity,
+  id: string,
+  actor: AuditActor,
+  what: 'read' | 'markdown',
+): Promise<Report> {
   const doc = ObjectIdSchema.safeParse(id).success ? await deps.store.get(new Types.ObjectId(id)) : null;
+  if (doc && doc.organization !== user.organization) {
+    await deps.audit.record(actor, 'access.refused', [], { status: 404, reportId: id });
+  }
   if (!doc || doc.organization !== user.organization) throw notFound(REPORT_NOT_FOUND);
+  await deps.audit.record(actor, 'report', [], { what, reportId: id });
   return reportOf(doc);
 }
 

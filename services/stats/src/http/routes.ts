@@ -1,8 +1,12 @@
 import Router from '@koa/router';
-import { adminOf, type ServiceState, userOf } from '@nrad/service-kit';
+import { actorOf, adminOf, type ServiceState, userOf } from '@nrad/service-kit';
 import * as stats from '../use-cases/stats.ts';
 
-/** The statistics paths of SPEC §7 (ARCHITECTURE.md "Route ownership"). */
+/**
+ * The statistics paths of SPEC §7 (ARCHITECTURE.md "Route ownership"). ADMIN's counts of every
+ * agency are recorded in the audit trail (`admin`); an agency's own figures name no record and are
+ * not.
+ */
 export function apiRoutes(deps: stats.StatsDeps) {
   const router = new Router<ServiceState>({ prefix: '/api' });
 
@@ -18,9 +22,11 @@ export function apiRoutes(deps: stats.StatsDeps) {
     ctx.body = stats.breakdown(deps, userOf(ctx.state));
   });
 
-  router.get('/admin/stats', (ctx) => {
+  router.get('/admin/stats', async (ctx) => {
     adminOf(ctx.state);
-    ctx.body = stats.adminStats(deps);
+    const counts = stats.adminStats(deps);
+    await deps.audit.record(actorOf(ctx), 'admin', [], { what: 'admin-stats' });
+    ctx.body = counts;
   });
 
   return router;

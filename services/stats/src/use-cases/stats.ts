@@ -11,7 +11,7 @@ import {
   StatsBreakdownSchema,
   type UserIdentity,
 } from '@nrad/contracts';
-import type { Logger } from '@nrad/service-kit';
+import type { AuditTrail, Logger } from '@nrad/service-kit';
 import type { StatsStore } from '../data/store.ts';
 import {
   adminStatsOf,
@@ -30,6 +30,8 @@ export interface StatsDeps {
   now: () => Date;
   /** Records counted in the model whose state is not stored yet (their event is not acknowledged). */
   unsaved: Set<string>;
+  /** The audit trail (issue 21): ADMIN's read of the agencies' counts is recorded before the answer. */
+  audit: Pick<AuditTrail, 'record'>;
 }
 
 /** Loads every stored record state into the model (at start). */

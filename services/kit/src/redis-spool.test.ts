@@ -1,8 +1,7 @@
 import { testNamespace } from '@nrad/infra/harness';
-import { auditEvents } from '@nrad/service-kit';
 import { Redis } from 'ioredis';
 import { afterAll, describe, expect, it } from 'vitest';
-import { RedisAuditSpool } from '../src/audit-spool.ts';
+import { auditEvents, RedisAuditSpool } from './audit.ts';
 
 const t = testNamespace();
 const redis = new Redis(t.redisUrl);
@@ -10,7 +9,7 @@ afterAll(() => redis.disconnect());
 
 const actor = { userId: null, organization: null, requestId: 'r', clientAddress: '10.0.0.1' };
 
-describe("the gateway's audit spool (real redis-server)", () => {
+describe('the Redis audit spool (real redis-server)', () => {
   it('gives back what was put, oldest first, each once, until removed', async () => {
     const spool = new RedisAuditSpool(redis, `${t.redisPrefix}gw:`);
     const events = Array.from({ length: 5 }, (_, n) =>
