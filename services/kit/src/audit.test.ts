@@ -2,6 +2,7 @@ import { AuditEventSchema } from '@nrad/contracts';
 import { testNamespace, waitUntil } from '@nrad/infra/harness';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
+  AUDIT_STREAM_MAX_AGE_MS,
   type AuditActor,
   AuditTrail,
   auditEvents,
@@ -77,6 +78,9 @@ describe('AuditTrail (real nats-server and FerretDB)', () => {
     const trail = new AuditTrail({ bus, stream, service: 'kit-test', logger, spool, relayMs: 50 });
     try {
       await trail.start();
+      // A pipe, not the trail: events older than 90 days leave the stream.
+      const info = await bus.jsm.streams.info(stream.AUDIT_STREAM);
+      expect(info.config.max_age).toBe(AUDIT_STREAM_MAX_AGE_MS * 1_000_000);
       await trail.record(actor, 'record.read', ['r1']);
       expect((await streamed(stream.AUDIT_STREAM)).map((m) => m.event.recordIds)).toEqual([['r1']]);
 

@@ -49,9 +49,20 @@ export interface AuditStreamConfig {
 export const auditSubject = (config: AuditStreamConfig, action: AuditAction) =>
   `${config.AUDIT_SUBJECT_PREFIX}.${action}`;
 
+/**
+ * How long the stream keeps an audit event: the audit writer stores each within moments, so the
+ * stream is a pipe, not the trail; 90 days cover any outage of the writer the operations console
+ * would not have shown long before.
+ */
+export const AUDIT_STREAM_MAX_AGE_MS = 90 * 24 * 3_600_000;
+
 /** Makes sure the audit stream exists (every publishing service does at start; the writer too). */
 export const ensureAuditStream = (bus: Bus, config: AuditStreamConfig) =>
-  ensureStream(bus.jsm, { name: config.AUDIT_STREAM, subjects: [`${config.AUDIT_SUBJECT_PREFIX}.>`] });
+  ensureStream(bus.jsm, {
+    name: config.AUDIT_STREAM,
+    subjects: [`${config.AUDIT_SUBJECT_PREFIX}.>`],
+    maxAgeMs: AUDIT_STREAM_MAX_AGE_MS,
+  });
 
 /** The address the gateway saw (it sets X-Forwarded-For to it alone; a client's own is dropped). */
 function clientAddressOf(header: string | undefined): string | null {

@@ -159,6 +159,8 @@ export interface StreamSpec {
   subjects: string[];
   /** Window in which a repeated `Nats-Msg-Id` is dropped as a duplicate (default 24 h). */
   duplicateWindowMs?: number;
+  /** Messages older than this are discarded (default: kept for ever). */
+  maxAgeMs?: number;
 }
 
 /**
@@ -172,6 +174,7 @@ export async function ensureStream(jsm: JetStreamManager, spec: StreamSpec): Pro
     subjects: spec.subjects,
     storage: StorageType.File,
     duplicate_window: nanos(spec.duplicateWindowMs ?? 24 * 3_600_000),
+    max_age: spec.maxAgeMs ? nanos(spec.maxAgeMs) : 0,
   };
   const exists = () =>
     jsm.streams.info(spec.name).then(
@@ -186,7 +189,11 @@ export async function ensureStream(jsm: JetStreamManager, spec: StreamSpec): Pro
       if (!(await exists())) throw err;
     }
   }
-  await jsm.streams.update(spec.name, { subjects: config.subjects, duplicate_window: config.duplicate_window });
+  await jsm.streams.update(spec.name, {
+    subjects: config.subjects,
+    duplicate_window: config.duplicate_window,
+    max_age: config.max_age,
+  });
 }
 
 /**
