@@ -10,6 +10,8 @@ export interface ManagedProcess {
   exited: Promise<number | null>;
   /** SIGTERM, then SIGKILL after `graceMs`; resolves once it is gone. */
   stop(graceMs?: number): Promise<void>;
+  /** SIGKILL at once (`kill -9`: no shutdown of its own); resolves once it is gone. */
+  kill(): Promise<void>;
   /** The last lines it wrote (for error messages). */
   tail(): string;
 }
@@ -66,6 +68,9 @@ export function spawnManaged(
   };
   if (child.stdout) collect(child.stdout, options.onLine);
   if (child.stderr) collect(child.stderr);
+  // The log ends once the child's output is all read ('close'), which may come after 'exit': a
+  // write after the end would fail.
+  child.once('close', () => log?.end());
 
   const exited = new Promise<number | null>((resolve) => {
     child.once('exit', (code) => resolve(code));
@@ -86,7 +91,11 @@ export function spawnManaged(
         clearTimeout(timer);
       }
       live.delete(managed);
-      log?.end();
+    },
+    async kill() {
+      if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+      await exited;
+      live.delete(managed);
     },
     tail: () => recent.join('\n'),
   };

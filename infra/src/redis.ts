@@ -19,6 +19,15 @@ export async function startRedis(options: {
   const port = options.port ?? (await freePort());
   const args = ['--bind', '127.0.0.1', '--port', String(port), '--dir', options.dir, '--save', ''];
   args.push('--appendonly', options.persist ? 'yes' : 'no', '--daemonize', 'no', '--protected-mode', 'yes');
+  // Every write is on disk before Redis answers it. With the default (`everysec`) a killed or
+  // crashed redis-server loses up to the last second of writes it had acknowledged: a BullMQ job
+  // an upload was just answered 202 for (the upload then stays queued forever), a session just
+  // signed in. Our writes are few (a job's add, its lock renewals and moves; a session per request
+  // at most), so the fsync each costs little. Measured on the 2-core development VM: redis-benchmark
+  // SET 104,700/s and p50 0.023 ms with everysec, 10,800/s and p50 0.23 ms with always; the fault
+  // suite's work without faults (1,000 creates through the gateway beside a 10,000-row upload)
+  // 34.0 s with everysec, 35.2 and 38.9 s with always.
+  if (options.persist) args.push('--appendfsync', 'always');
   const proc = spawnManaged('redis', bin, args, { ...(options.logFile ? { logFile: options.logFile } : {}) });
   await waitForListening(proc, port, 'redis-server');
   return { url: `redis://127.0.0.1:${port}`, process: proc };

@@ -10,9 +10,26 @@ export interface InfraUrls {
   redisUrl: string;
 }
 
+/** The servers `startLocalInfra` may start, by the name of their process (and log). */
+export const INFRA_SERVERS = ['ferretdb', 'nats', 'redis'] as const;
+export type InfraServer = (typeof INFRA_SERVERS)[number];
+
 export interface RunningInfra extends InfraUrls {
   /** What was started here (empty when every URL came from the environment). */
   started: string[];
+  /** The process of each server started here, as it runs now (another one after a restart). */
+  processes: Partial<Record<InfraServer, ManagedProcess>>;
+  /**
+   * Kills a server started here with SIGKILL (`kill -9`: no shutdown of its own) and resolves once
+   * it is gone, with the process killed.
+   */
+  kill(name: InfraServer): Promise<ManagedProcess>;
+  /**
+   * Starts a server started here again, on the same port and data directory, once the one before
+   * has exited (a running one is stopped first); resolves with the new process once it accepts
+   * connections.
+   */
+  restart(name: InfraServer): Promise<ManagedProcess>;
   stop(): Promise<void>;
 }
 
@@ -27,40 +44,89 @@ export interface LocalInfraOptions {
   ferretdbPostgresqlUrl?: string;
 }
 
+/** The port of a server's URL (`mongodb://127.0.0.1:27017/`, `nats://127.0.0.1:4222`). */
+function portOf(url: string): number {
+  const port = Number(new URL(url).port);
+  if (!Number.isInteger(port) || port <= 0) throw new Error(`no port in ${url}`);
+  return port;
+}
+
 /**
  * Starts what is not given — the embedded FerretDB, nats-server with JetStream, redis-server — as
  * child processes on free ports, with data under `dataDir`. If one fails, the others are stopped.
+ * Each server started can be killed and started again on its port and data (`kill`, `restart`).
  */
 export async function startLocalInfra(options: LocalInfraOptions): Promise<RunningInfra> {
   const { dataDir, given = {} } = options;
   const logs = path.join(dataDir, 'logs');
-  const procs: ManagedProcess[] = [];
-  const stop = async () => {
-    await Promise.all(procs.splice(0).map((p) => p.stop()));
+  /** How each server starts, on a given port (undefined: a free one). */
+  const starters: Record<InfraServer, (port?: number) => Promise<{ url: string; process: ManagedProcess }>> = {
+    ferretdb: (port) =>
+      startFerretdb({
+        sqliteDir: path.join(dataDir, 'ferretdb'),
+        ...(options.ferretdbPostgresqlUrl ? { postgresqlUrl: options.ferretdbPostgresqlUrl } : {}),
+        logFile: path.join(logs, 'ferretdb.log'),
+        ...(port ? { port } : {}),
+      }),
+    nats: (port) =>
+      startNats({
+        storeDir: path.join(dataDir, 'nats'),
+        logFile: path.join(logs, 'nats.log'),
+        ...(port ? { port } : {}),
+      }),
+    redis: (port) =>
+      startRedis({
+        dir: path.join(dataDir, 'redis'),
+        persist: options.persist,
+        logFile: path.join(logs, 'redis.log'),
+        ...(port ? { port } : {}),
+      }),
   };
-  /** Remembers a started server (so a later failure stops it) and yields its URL. */
-  const keep = (r: { url: string; process: ManagedProcess }) => {
-    procs.push(r.process);
+  const processes: Partial<Record<InfraServer, ManagedProcess>> = {};
+  const ports: Partial<Record<InfraServer, number>> = {};
+  const started: InfraServer[] = [];
+  const stop = async () => {
+    const procs = Object.values(processes);
+    for (const name of INFRA_SERVERS) delete processes[name];
+    await Promise.all(procs.map((p) => p.stop()));
+  };
+  /** Starts a server (first start: a free port), remembers its process and port, yields its URL. */
+  const start = async (name: InfraServer) => {
+    const r = await starters[name](ports[name]);
+    processes[name] = r.process;
+    ports[name] ??= portOf(r.url);
+    if (!started.includes(name)) started.push(name);
     return r.url;
+  };
+  const startedHere = (name: InfraServer): ManagedProcess => {
+    const proc = processes[name];
+    if (!proc || ports[name] === undefined) throw new Error(`${name} was not started here (its URL was given)`);
+    return proc;
   };
   try {
     const [mongoUrl, natsUrl, redisUrl] = await Promise.all([
-      given.mongoUrl ??
-        startFerretdb({
-          sqliteDir: path.join(dataDir, 'ferretdb'),
-          ...(options.ferretdbPostgresqlUrl ? { postgresqlUrl: options.ferretdbPostgresqlUrl } : {}),
-          logFile: path.join(logs, 'ferretdb.log'),
-        }).then(keep),
-      given.natsUrl ??
-        startNats({ storeDir: path.join(dataDir, 'nats'), logFile: path.join(logs, 'nats.log') }).then(keep),
-      given.redisUrl ??
-        startRedis({
-          dir: path.join(dataDir, 'redis'),
-          persist: options.persist,
-          logFile: path.join(logs, 'redis.log'),
-        }).then(keep),
+      given.mongoUrl ?? start('ferretdb'),
+      given.natsUrl ?? start('nats'),
+      given.redisUrl ?? start('redis'),
     ]);
-    return { mongoUrl, natsUrl, redisUrl, started: procs.map((p) => p.name), stop };
+    return {
+      mongoUrl,
+      natsUrl,
+      redisUrl,
+      started,
+      processes,
+      async kill(name) {
+        const proc = startedHere(name);
+        await proc.kill();
+        return proc;
+      },
+      async restart(name) {
+        await startedHere(name).stop();
+        await start(name);
+        return processes[name] as ManagedProcess;
+      },
+      stop,
+    };
   } catch (err) {
     await stop();
     throw err;

@@ -3,7 +3,7 @@ import { REPO_ROOT } from './paths.ts';
 import { freePort, isListening } from './ports.ts';
 import { type ManagedProcess, spawnManaged, waitForReady } from './process.ts';
 import { loadOrCreateSecrets } from './secrets.ts';
-import { givenUrls, type InfraUrls, type RunningInfra, startLocalInfra } from './stack.ts';
+import { givenUrls, type InfraServer, type InfraUrls, type RunningInfra, startLocalInfra } from './stack.ts';
 
 /** What every service gets; each service adds its own variables. */
 interface Shared extends InfraUrls {
@@ -123,6 +123,22 @@ export interface SystemOptions {
   beforeServices?: (infra: RunningInfra) => Promise<void>;
   /** How long each service may take to answer /readyz (default 60 s; a large seeded store takes longer). */
   readyTimeoutMs?: number;
+  /** More variables of a service (or `gateway`) by name, over the ones given here (a test shortens a timeout). */
+  serviceEnv?: Record<string, Record<string, string>>;
+}
+
+/** A part of the system `kill` and `restart` act on: a service, the gateway, or a server started here. */
+export type SystemPart = string;
+
+/** A process of the system that exited. */
+export interface SystemExit {
+  name: string;
+  pid: number | undefined;
+  code: number | null;
+  signal: NodeJS.Signals | null;
+  /** Killed or stopped on purpose (`kill`, `restart`, `stop`); otherwise a crash. */
+  expected: boolean;
+  at: Date;
 }
 
 export interface RunningSystem {
@@ -132,10 +148,29 @@ export interface RunningSystem {
   infra: RunningInfra;
   /** Each service's own URL by name (`records`: `http://127.0.0.1:<port>`), behind the gateway. */
   services: Record<string, string>;
-  /** Each service's process id by name (a benchmark reads its peak memory from /proc). */
+  /**
+   * Each process id by name — the services, `gateway`, and the servers started here (`ferretdb`,
+   * `nats`, `redis`); a restart updates it (a benchmark reads peak memory from /proc).
+   */
   pids: Record<string, number>;
-  /** Resolves with the first process that exits on its own (a crash). */
+  /** Resolves with the first process that exits on its own (a crash; a `kill` is not one). */
   crashed: Promise<ManagedProcess>;
+  /** Every process that exited so far, in order, each marked expected (killed, stopped) or not. */
+  exits: readonly SystemExit[];
+  /** The parts `kill` and `restart` take: every service, `gateway`, and each server started here. */
+  parts: readonly SystemPart[];
+  /**
+   * `kill -9` of a part: SIGKILL, resolved once the process is gone (with its pid). Its exit is
+   * expected (not a crash). Services reconnect to a restarted server by themselves; nothing else
+   * is told.
+   */
+  kill(name: SystemPart): Promise<{ pid: number | undefined }>;
+  /**
+   * Starts a part again on the same port, variables and data directory (a running one is stopped
+   * first), resolved once it is ready: a service or the gateway answering /readyz 200, a server
+   * accepting connections.
+   */
+  restart(name: SystemPart): Promise<{ pid: number | undefined }>;
   /** Stops the gateway, then the services, then the infrastructure. */
   stop(): Promise<void>;
 }
@@ -158,11 +193,34 @@ export async function startSystem(options: SystemOptions): Promise<RunningSystem
     given: givenUrls(options.env),
     ...(pgUrl ? { ferretdbPostgresqlUrl: pgUrl } : {}),
   });
-  const running: ManagedProcess[] = [];
+  /** The services and the gateway as they run now, in start order; their launchers by name. */
+  const running = new Map<string, ManagedProcess>();
+  const launchers = new Map<string, () => Promise<ManagedProcess>>();
+  /** Processes whose exit is on purpose (killed, restarted). */
+  const intended = new Set<ManagedProcess>();
+  const exits: SystemExit[] = [];
   let stopping = false;
+  let reportCrash: (p: ManagedProcess) => void = () => {};
+  const crashed = new Promise<ManagedProcess>((resolve) => {
+    reportCrash = resolve;
+  });
+  const services: Record<string, string> = {};
+  const pids: Record<string, number> = {};
+  /** Notes a process's exit, and reports it as a crash unless it was meant. */
+  const watch = (proc: ManagedProcess) => {
+    if (proc.child.pid !== undefined) pids[proc.name] = proc.child.pid;
+    void proc.exited.then((code) => {
+      const expected = stopping || intended.has(proc);
+      const { pid, signalCode } = proc.child;
+      exits.push({ name: proc.name, pid, code, signal: signalCode, expected, at: new Date() });
+      if (!expected) reportCrash(proc);
+    });
+  };
+  for (const proc of Object.values(infra.processes)) watch(proc);
+
   const stop = async () => {
     stopping = true;
-    for (const p of running.reverse()) await p.stop();
+    for (const p of [...running.values()].reverse()) await p.stop();
     await infra.stop();
   };
 
@@ -179,6 +237,7 @@ export async function startSystem(options: SystemOptions): Promise<RunningSystem
     ),
   };
 
+  /** Starts a deployable from its bundle and waits for its /readyz; `restart` runs the same again. */
   const launch = async (
     name: string,
     entry: string,
@@ -186,19 +245,32 @@ export async function startSystem(options: SystemOptions): Promise<RunningSystem
     env: Record<string, string>,
     nodeOptions: readonly string[] = [],
   ) => {
-    const args = ['--enable-source-maps', ...nodeOptions, path.join(REPO_ROOT, entry)];
-    const proc = spawnManaged(name, process.execPath, args, {
-      cwd: REPO_ROOT,
-      env: { PATH: process.env.PATH, NODE_ENV: 'production', LOG_LEVEL: shared.logLevel, PORT: String(port), ...env },
-      logFile: path.join(logsDir, `${name}.log`),
-    });
-    running.push(proc);
-    if (proc.child.pid !== undefined) pids[name] = proc.child.pid;
-    await waitForReady(proc, name, () => ready(port), options.readyTimeoutMs ?? 60_000);
+    const start = async () => {
+      const args = ['--enable-source-maps', ...nodeOptions, path.join(REPO_ROOT, entry)];
+      const proc = spawnManaged(name, process.execPath, args, {
+        cwd: REPO_ROOT,
+        env: {
+          PATH: process.env.PATH,
+          NODE_ENV: 'production',
+          LOG_LEVEL: shared.logLevel,
+          PORT: String(port),
+          ...env,
+          ...options.serviceEnv?.[name],
+        },
+        logFile: path.join(logsDir, `${name}.log`),
+      });
+      running.set(name, proc);
+      watch(proc);
+      // A start that fails is stopped by waitForReady: its exit is the failure thrown, not a crash.
+      intended.add(proc);
+      await waitForReady(proc, name, () => ready(port), options.readyTimeoutMs ?? 60_000);
+      intended.delete(proc);
+      return proc;
+    };
+    launchers.set(name, start);
+    await start();
   };
 
-  const services: Record<string, string> = {};
-  const pids: Record<string, number> = {};
   const serviceUrls: Record<string, string> = {};
   try {
     await options.beforeServices?.(infra);
@@ -232,9 +304,13 @@ export async function startSystem(options: SystemOptions): Promise<RunningSystem
     throw err;
   }
 
-  const crashed = new Promise<ManagedProcess>((resolve) => {
-    for (const p of running) void p.exited.then(() => !stopping && resolve(p));
-  });
+  const servers = new Set<string>(infra.started);
+  const partOf = (name: SystemPart) => {
+    if (!launchers.has(name) && !servers.has(name)) {
+      throw new Error(`${name} is not a part of this system (${[...launchers.keys(), ...servers].join(', ')})`);
+    }
+    return name;
+  };
   return {
     url: `http://localhost:${options.gatewayPort}`,
     admin: { email: options.adminEmail, password: adminPassword, generated: options.adminPassword === undefined },
@@ -243,6 +319,35 @@ export async function startSystem(options: SystemOptions): Promise<RunningSystem
     services,
     pids,
     crashed,
+    exits,
+    parts: [...launchers.keys(), ...servers],
+    async kill(name) {
+      partOf(name);
+      const proc = servers.has(name) ? infra.processes[name as InfraServer] : running.get(name);
+      if (!proc) throw new Error(`${name} is not running`);
+      intended.add(proc);
+      const pid = proc.child.pid;
+      if (servers.has(name)) await infra.kill(name as InfraServer);
+      else await proc.kill();
+      return { pid };
+    },
+    async restart(name) {
+      partOf(name);
+      if (servers.has(name)) {
+        const old = infra.processes[name as InfraServer];
+        if (old) intended.add(old);
+        const proc = await infra.restart(name as InfraServer);
+        watch(proc);
+        return { pid: proc.child.pid };
+      }
+      const old = running.get(name);
+      if (old) {
+        intended.add(old);
+        await old.stop();
+      }
+      const proc = await (launchers.get(name) as () => Promise<ManagedProcess>)();
+      return { pid: proc.child.pid };
+    },
     stop,
   };
 }

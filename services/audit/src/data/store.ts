@@ -8,10 +8,14 @@
  * index (a multikey index on MongoDB; on our FerretDB build the elements table of an array field,
  * which only a single-field index gets, ADR 0002), `userId` one with seq after it, `time` one for
  * ranges. On FerretDB the filter is SQL on those indexes; the order by seq (a number) is not, so
- * the matching entries are sorted in memory there (MONGO-COMPAT.md: correct, slower).
+ * a page there is read by seq instead of sorted (`page`): the kept chain is the seqs after its
+ * anchor, one each, so ADMIN's unfiltered page is the page's seqs read by `_id`, and a filtered page
+ * with many entries walks the seqs down from the last in windows (`_id` `$in`), counting in SQL what
+ * it passes over. Few matching entries, or a state the chain cannot be read by seq in, are read whole
+ * and sorted, as the store did at first.
  */
 import { type AuditEntry, type AuditEvent, AuditEventSchema } from '@nrad/contracts';
-import { isDuplicateKeyError } from '@nrad/service-kit';
+import { isDuplicateKeyError, isFerretDb } from '@nrad/service-kit';
 import type { PlannedQuery } from '@nrad/service-kit/query-plans';
 import mongoose, { type Connection, type Model, Schema } from 'mongoose';
 import { type ChainAnchor, type ChainReport, ChainVerifier, chainEntry, GENESIS } from '../domain/chain.ts';
@@ -147,6 +151,39 @@ export const auditQueries = {
 /** Appends racing another writer for one seq are tried again this many times. */
 const APPEND_ATTEMPTS = 10;
 
+/**
+ * Paging by seq on FerretDB (`page`). A filtered page of at most this many entries is read whole
+ * and sorted: reading an entry costs about 0.1 ms there, and a walk makes several round trips.
+ */
+const SORT_AT_MOST = 500;
+/** Seqs one window of a walk names (`_id` `$in`), at least and at most. */
+const WINDOW_MIN = 256;
+const WINDOW_MAX = 4096;
+/**
+ * A walk passes over at most this many seqs per matching entry (a window's count costs about a
+ * tenth of reading an entry); past that, the matching entries are read whole and sorted instead.
+ */
+const WALK_SEQS_PER_MATCH = 10;
+/** Reading by seq counts and checks the chain again this many times when appends land in between. */
+const BY_SEQ_ATTEMPTS = 3;
+
+/** Where a page's `_id` condition goes: the filter given, and the seqs of a window or a page. */
+const withSeqs = (filter: Record<string, unknown>, seqs: number[]) => ({ ...filter, _id: op({ $in: seqs }) });
+
+/** lo, lo + 1, …, hi, highest first. */
+const seqsDown = (hi: number, lo: number) => Array.from({ length: Math.max(0, hi - lo + 1) }, (_, k) => hi - k);
+
+const listedOf = (d: EntryDoc): ListedEntry => ({
+  id: d.eventId,
+  seq: d._id,
+  action: d.action,
+  at: d.at,
+  userId: d.userId ?? null,
+  organization: d.organization ?? null,
+  recordIds: [...d.recordIds],
+  requestId: d.requestId ?? null,
+});
+
 /** A schema that neither creates its collection nor its indexes (a reader of a running system's database). */
 const readOnly = <T>(schema: Schema<T>): Schema<T> => schema.clone().set('autoCreate', false).set('autoIndex', false);
 // Made once: a connection's second store gets the same models (mongoose refuses another schema under one name).
@@ -163,6 +200,8 @@ export class AuditStore {
    * `last()` answers at once.
    */
   private head: ChainAnchor | undefined;
+  /** Whether the server sorts numbers in memory (our FerretDB build), asked once. */
+  private readsBySeq: Promise<boolean> | undefined;
 
   /**
    * `readOnly`: creates nothing in the database (no collection, no index), as audit:verify reads a
@@ -292,23 +331,119 @@ export class AuditStore {
   /** A page of the entries `filter` selects, newest (highest seq) first, and how many it selects. */
   async page(filter: AuditFilter, limit: number, offset: number): Promise<{ items: ListedEntry[]; total: number }> {
     const q = auditQueries.page(filter, limit, offset);
-    const [docs, total] = await Promise.all([
+    this.readsBySeq ??= isFerretDb(this.entries.db).catch(() => false);
+    let total: number | undefined;
+    if (await this.readsBySeq) {
+      if (Object.keys(q.filter).length === 0) {
+        const page = await this.latestBySeq(limit, offset);
+        if (page) return page;
+      } else {
+        total = await this.entries.countDocuments(q.filter);
+        if (offset >= total) return { items: [], total };
+        // Entries come in roughly in time order: those before `to` bunch far down the chain.
+        const walk = total > SORT_AT_MOST && filter.to === undefined;
+        const page = walk ? await this.walkBySeq(q.filter, total, limit, offset) : undefined;
+        if (page) return page;
+      }
+    }
+    const [docs, counted] = await Promise.all([
       this.entries.find(q.filter, q.projection).sort(q.sort).skip(q.skip).limit(limit).lean<EntryDoc[]>(),
-      this.entries.countDocuments(q.filter),
+      total ?? this.entries.countDocuments(q.filter),
     ]);
-    return {
-      items: docs.map((d) => ({
-        id: d.eventId,
-        seq: d._id,
-        action: d.action,
-        at: d.at,
-        userId: d.userId ?? null,
-        organization: d.organization ?? null,
-        recordIds: [...d.recordIds],
-        requestId: d.requestId ?? null,
-      })),
-      total,
-    };
+    return { items: docs.map(listedOf), total: counted };
+  }
+
+  /*
+   * Paging by seq, where the store sorts seqs in memory (FerretDB). The kept chain is the seqs
+   * after the anchor, A + 1 … A + C (C entries), each once: appends take the next seq, retention
+   * removes from the start and moves the anchor first, nothing else removes an entry. So, when no
+   * entry at or before the anchor is left (a retention run that stopped between moving the anchor
+   * and removing its entries leaves some, the anchor's own seq among them), the last entry is
+   * A + C: `chainEnd` checks that A + C is there and A + C + 1 is not. Entries appended after the
+   * check come after A + C and are not on the page, as if it had been read just before them. Whatever
+   * is not as expected (an entry of the page missing; an entry removed from the middle, which
+   * `verify` names) answers undefined, and the caller sorts.
+   */
+
+  /**
+   * The kept chain's anchor, its count and its last seq (A + C), once checked as above; undefined
+   * when the chain is not in that state. An append between the count and the check (A + C + 1 is
+   * there) makes it count and check again, up to BY_SEQ_ATTEMPTS times.
+   */
+  private async chainEnd(): Promise<{ anchor: number; count: number; last: number } | undefined> {
+    for (let attempt = 0; attempt < BY_SEQ_ATTEMPTS; attempt++) {
+      const [anchor, count] = await Promise.all([this.anchor(), this.entries.countDocuments({})]);
+      const last = anchor.seq + count;
+      const probe = anchor.seq > 0 ? [anchor.seq, last, last + 1] : [last, last + 1];
+      const found = await this.entries.find(withSeqs({}, probe), { _id: 1 }).lean<Array<Pick<EntryDoc, '_id'>>>();
+      const there = new Set(found.map((d) => d._id));
+      if (count === 0) return { anchor: anchor.seq, count, last };
+      if (!there.has(last) || (anchor.seq > 0 && there.has(anchor.seq))) return undefined;
+      if (!there.has(last + 1)) return { anchor: anchor.seq, count, last };
+    }
+    return undefined;
+  }
+
+  /** ADMIN's unfiltered page: the seqs A + C − offset down, read by `_id`. */
+  private async latestBySeq(
+    limit: number,
+    offset: number,
+  ): Promise<{ items: ListedEntry[]; total: number } | undefined> {
+    const chain = await this.chainEnd();
+    if (!chain) return undefined;
+    const total = chain.count;
+    if (offset >= total) return { items: [], total };
+    const seqs = seqsDown(chain.last - offset, Math.max(chain.anchor + 1, chain.last - offset - limit + 1));
+    const docs = await this.entries.find(withSeqs({}, seqs), { ...LISTED }).lean<EntryDoc[]>();
+    if (docs.length !== seqs.length) return undefined;
+    docs.sort((a, b) => b._id - a._id);
+    return { items: docs.map(listedOf), total };
+  }
+
+  /**
+   * A filtered page of many entries: walks the seqs down from A + C in windows, each the filter and
+   * `_id` `$in` the window's seqs (SQL on the filter's index and the primary key), sized by how
+   * densely the filter matches; a window before the page is counted in SQL, a window on it read.
+   * When the walk would pass over more than WALK_SEQS_PER_MATCH seqs per matching entry (a deep
+   * page, or entries bunched far down the chain), it answers undefined: reading them all is cheaper.
+   */
+  private async walkBySeq(
+    filter: Record<string, unknown>,
+    total: number,
+    limit: number,
+    offset: number,
+  ): Promise<{ items: ListedEntry[]; total: number } | undefined> {
+    const chain = await this.chainEnd();
+    if (!chain || chain.count === 0) return undefined;
+    const wanted = Math.min(limit, total - offset);
+    const density = total / chain.count;
+    const budget = total * WALK_SEQS_PER_MATCH;
+    if ((offset + wanted) / density > budget) return undefined;
+    const items: ListedEntry[] = [];
+    let passed = 0; // matching entries above the window (higher seqs)
+    let scanned = 0;
+    for (let top = chain.last; items.length < wanted && top > chain.anchor; ) {
+      if (scanned > budget) return undefined;
+      const size = Math.min(WINDOW_MAX, Math.max(WINDOW_MIN, Math.ceil(((offset + wanted - passed) / density) * 1.25)));
+      const low = Math.max(chain.anchor + 1, top - size + 1);
+      const window = withSeqs(filter, seqsDown(top, low));
+      scanned += top - low + 1;
+      top = low - 1;
+      if (passed < offset) {
+        const inWindow = await this.entries.countDocuments(window);
+        if (passed + inWindow <= offset) {
+          passed += inWindow;
+          continue;
+        }
+      }
+      const docs = await this.entries.find(window, { ...LISTED }).lean<EntryDoc[]>();
+      docs.sort((a, b) => b._id - a._id);
+      for (const d of docs) {
+        passed++;
+        if (passed > offset && items.length < wanted) items.push(listedOf(d));
+      }
+    }
+    return items.length === wanted ? { items, total } : undefined;
   }
 
   /** Walks the kept chain in seq order from its anchor (see domain/chain.ts). */
