@@ -105,6 +105,8 @@ class User {
   readonly http: GatewayClient;
   /** Sign-ins after the first one (a lost session). */
   signInsAgain = 0;
+  /** Sign-ins answered 200 (each must be in the audit trail once). */
+  signedIn = 0;
 
   constructor(
     base: string,
@@ -120,6 +122,7 @@ class User {
       this.http.post('/api/auth/login', { email: this.email, password: this.password }),
       `sign-in of ${this.email}`,
     );
+    this.signedIn++;
   }
 
   /** A call, signed in again (and repeated) when the gateway says the session is gone. */
@@ -129,6 +132,7 @@ class User {
     this.signInsAgain++;
     const again = await this.http.post('/api/auth/login', { email: this.email, password: this.password });
     if (again.status !== 200) return a;
+    this.signedIn++;
     return this.http.call(method, pathname, body);
   }
 }
@@ -877,6 +881,38 @@ async function compare(c: {
       linkEntries,
     ),
   );
+  // The upload: accepted once; its completion names each record it created once.
+  const uploads = (await stores.auditEntries('upload')).filter((e) =>
+    uploadState.jobIds.includes(String(e.detail?.jobId)),
+  );
+  const accepted = uploads.filter((e) => e.detail?.what === 'accepted');
+  checks.push({
+    check: 'the upload named by exactly one upload accepted audit entry per job sent',
+    expected: uploadState.jobIds.length,
+    found: accepted.length,
+    ok: accepted.length === uploadState.jobIds.length,
+  });
+  const uploadIds = p.rows.flatMap((b) => stored(b.incidentNumber).map((r) => r._id.toHexString()));
+  checks.push(
+    exactlyOnce(
+      "the upload's records named by exactly one upload completed audit entry",
+      uploadIds,
+      countBy(
+        uploads.filter((e) => e.detail?.what === 'completed'),
+        (e) => e.recordIds,
+      ),
+    ),
+  );
+  // Every sign-in the client made (answered 200), once: the gateway's events travel through its
+  // Redis spool while NATS is down, and Redis is killed too.
+  const signIns = (await stores.auditEntries('sign-in')).length;
+  const signedIn = [c.admin, ...Object.values(c.users)].reduce((n, u) => n + u.signedIn, 0);
+  checks.push({
+    check: 'sign-ins answered 200 = sign-in audit entries',
+    expected: signedIn,
+    found: signIns,
+    ok: signIns === signedIn,
+  });
   const verify = spawnSync(process.execPath, [path.join(REPO_ROOT, 'services/audit/dist/verify.js')], {
     cwd: REPO_ROOT,
     env: { PATH: process.env.PATH, MONGO_URL: c.system.infra.mongoUrl, MONGO_DB: 'nrad_audit', LOG_LEVEL: 'silent' },

@@ -82,10 +82,18 @@ export class Stores {
   }
 
   /** Audit entries of an action: their event ids and the record ids they name. */
-  auditEntries(action: string): Promise<Array<{ eventId: string; recordIds: string[] }>> {
+  auditEntries(
+    action: string,
+  ): Promise<Array<{ eventId: string; recordIds: string[]; userId: string | null; detail?: Record<string, unknown> }>> {
     return this.db(DB.audit)
-      .collection<{ eventId: string; recordIds: string[]; action: string }>('audit_entries')
-      .find({ action }, { projection: { eventId: 1, recordIds: 1 } })
+      .collection<{
+        eventId: string;
+        recordIds: string[];
+        action: string;
+        userId: string | null;
+        detail?: Record<string, unknown>;
+      }>('audit_entries')
+      .find({ action }, { projection: { eventId: 1, recordIds: 1, userId: 1, detail: 1 } })
       .toArray();
   }
 

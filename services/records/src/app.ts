@@ -62,6 +62,7 @@ export async function createApp({ config, db, bus, logger }: RecordsAppDeps) {
     auditStream,
     retryMs: config.RELAY_RETRY_MS,
     sweepMs: config.RELAY_SWEEP_MS,
+    importSweepMs: config.RELAY_IMPORT_SWEEP_MS,
   });
   const deps: RecordDeps = {
     records,

@@ -19,6 +19,8 @@ export const RecordsConfigSchema = z.object({
   RELAY_RETRY_MS: z.coerce.number().int().min(50).default(1000),
   /** How often the whole collection is searched for events not yet published (milliseconds). */
   RELAY_SWEEP_MS: z.coerce.number().int().min(50).default(600_000),
+  /** How often the import outbox is looked at for what a request cut short left (milliseconds). */
+  RELAY_IMPORT_SWEEP_MS: z.coerce.number().int().min(50).default(5000),
 });
 export type RecordsConfig = z.output<typeof RecordsConfigSchema>;
 

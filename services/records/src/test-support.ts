@@ -34,6 +34,7 @@ export function recordsTestConfig(options: {
   auditSubjectPrefix?: string;
   retryMs?: number;
   sweepMs?: number;
+  importSweepMs?: number;
 }): RecordsConfig {
   return RecordsConfigSchema.parse({
     IDENTITY_SECRET: options.identitySecret,
@@ -48,6 +49,7 @@ export function recordsTestConfig(options: {
     AUDIT_SUBJECT_PREFIX: options.auditSubjectPrefix ?? sibling(options.subjectPrefix, /(^|\.)records$/, 'audit', '_'),
     RELAY_RETRY_MS: String(options.retryMs ?? 100),
     RELAY_SWEEP_MS: String(options.sweepMs ?? 60_000),
+    RELAY_IMPORT_SWEEP_MS: String(options.importSweepMs ?? 60_000),
     LOG_LEVEL: 'silent',
   });
 }

@@ -96,6 +96,53 @@ describe('records.* events on the RECORDS stream', () => {
     expect(events.map((e) => [e.type, e.record.id])).toEqual([['created', created.id]]);
   });
 
+  it('a change whose answer from the store was lost still has its events published soon, not at the next sweep', async () => {
+    // The store applied the write and its answer never came (FerretDB killed between the two): the
+    // request fails, the relay retries the record as it would an unpublished event.
+    const h = await startRecords({ sweepMs: 3_600_000 });
+    const repository = h.built.deps.records;
+    const insert = repository.insert.bind(repository);
+    const update = repository.updateAtVersion.bind(repository);
+    const lost = () => Object.assign(new Error('connection closed'), { name: 'MongoNetworkError' });
+    repository.insert = async (doc) => {
+      await insert(doc);
+      throw lost();
+    };
+    const api = await h.as(userOf('BPS'));
+    const body = recordBody();
+    await api.post('/api/records').send(body).expect(500);
+    repository.insert = insert;
+    await waitUntil('created event in the stream', async () =>
+      (await readStream(h.bus, h.stream)).some((e) => e.type === 'created'),
+    );
+    // The client's retry finds the number taken; its record's events were published once.
+    await api.post('/api/records').send(body).expect(409);
+    const [created] = (await readStream(h.bus, h.stream)).map((e) => e.record);
+    repository.updateAtVersion = async (...args) => {
+      await update(...args);
+      throw lost();
+    };
+    await api
+      .put(`/api/records/${created?.id}`)
+      .set('If-Match', '"1"')
+      .send(recordBody({ incidentNumber: body.incidentNumber, suspectName: 'Lost Answer' }))
+      .expect(500);
+    repository.updateAtVersion = update;
+    await waitUntil('updated event in the stream', async () =>
+      (await readStream(h.bus, h.stream)).some((e) => e.type === 'updated'),
+    );
+    const events = await h.settledEvents();
+    expect(events.map((e) => [e.type, e.record.id, e.record.version])).toEqual([
+      ['created', created?.id, 1],
+      ['updated', created?.id, 2],
+    ]);
+    const audit = (await h.settledAudit()).filter((e) => e.action === 'record.create' || e.action === 'record.edit');
+    expect(audit.map((e) => [e.action, e.recordIds])).toEqual([
+      ['record.create', [created?.id]],
+      ['record.edit', [created?.id]],
+    ]);
+  });
+
   it('a re-published event is stored and delivered once', async () => {
     const h = await startRecords();
     const api = await h.as(userOf('CUS'));

@@ -73,7 +73,9 @@ export interface RecordsHarness {
   stop(): Promise<void>;
 }
 
-export async function startRecords(options: { natsUrl?: string; sweepMs?: number } = {}): Promise<RecordsHarness> {
+export async function startRecords(
+  options: { natsUrl?: string; sweepMs?: number; importSweepMs?: number } = {},
+): Promise<RecordsHarness> {
   const t = testNamespace();
   const config = recordsTestConfig({
     identitySecret: SECRET,
@@ -85,6 +87,7 @@ export async function startRecords(options: { natsUrl?: string; sweepMs?: number
     linksStream: t.stream('LINKS'),
     linksSubjectPrefix: t.subject('links'),
     ...(options.sweepMs ? { sweepMs: options.sweepMs } : {}),
+    ...(options.importSweepMs ? { importSweepMs: options.importSweepMs } : {}),
   });
   const db = await connectMongo({ url: config.MONGO_URL, dbName: config.MONGO_DB });
   const bus = await connectBus({ url: config.NATS_URL, name: 'records-test' });

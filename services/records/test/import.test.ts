@@ -192,4 +192,73 @@ describe('internal import (the ingest worker creates a batch upload’s rows thr
     const now = (await h.settledEvents()).filter((ev) => ev.type === 'created').map((ev) => ev.record.id);
     for (const doc of [c, d]) expect(now.filter((id) => id === doc._id.toHexString())).toHaveLength(1);
   });
+
+  it('a request cut short and its retry: each record’s created event and record.create audit entry once, the leftover published', async () => {
+    const { records, imports, subjectPrefix } = h.built.deps;
+    const upload = `cut-${Date.now()}`;
+    const items = [2, 3, 4].map((row) => ({ key: `${upload}:${row}`, body: recordBody() }));
+    const ids = items.map((item) => importedRecordId(item.key).toHexString());
+    // The first request stored its document (all three records' events) and inserted the first
+    // record before it died.
+    const cutId = new Types.ObjectId();
+    const docs = items.map((item) =>
+      newRecordDoc(
+        RecordInputSchema.parse(item.body),
+        { organization: 'BPS', createdById: bps.userId },
+        new Date(),
+        importedRecordId(item.key),
+      ),
+    );
+    const actor = { userId: bps.userId, organization: 'BPS' as const, requestId: 'cut-1', clientAddress: '10.0.0.1' };
+    await imports.add({
+      _id: cutId,
+      events: docs.map((doc) => ({
+        recordId: doc._id,
+        entry: outboxEntry(subjectPrefix, 'created', bps, presentRecord(doc)),
+      })),
+      createdAt: new Date(),
+      audit: actor,
+    });
+    expect(await records.insertMany([{ ...(docs[0] as (typeof docs)[0]), importId: cutId }])).toEqual([]);
+    // Not all of its records exist yet: a sweep leaves the document for the retry.
+    await h.built.relay.sweep();
+    expect((await imports.oldest(50)).map((doc) => doc._id.toHexString())).toContain(cutId.toHexString());
+
+    // The retry finds the first record and creates the other two under a document of its own.
+    const retry = await importAs(ingest, { owner: bps, items }, 200);
+    expect(outcomesOf(retry).map(([, outcome]) => outcome)).toEqual(['existed', 'created', 'created']);
+    const owners = await records.importOwners(ids.map((id) => new Types.ObjectId(id)));
+    expect(owners.get(ids[0] as string)).toBe(cutId.toHexString());
+    expect(owners.get(ids[1] as string)).not.toBe(cutId.toHexString());
+    expect(owners.get(ids[1] as string)).toBe(owners.get(ids[2] as string));
+
+    // Now every record of the cut request exists: the sweep publishes its own one and removes it.
+    await h.built.relay.sweep();
+    expect((await imports.oldest(50)).map((doc) => doc._id.toHexString())).not.toContain(cutId.toHexString());
+    const created = (await h.settledEvents()).filter((ev) => ev.type === 'created').map((ev) => ev.record.id);
+    for (const id of ids) expect(created.filter((c) => c === id)).toHaveLength(1);
+    const named = (await h.settledAudit()).filter((ev) => ev.action === 'record.create').flatMap((ev) => ev.recordIds);
+    for (const id of ids) expect(named.filter((n) => n === id)).toHaveLength(1);
+  });
+
+  it('publishes a request’s leftover on the import sweep’s own timer, without waiting for the full sweep', async () => {
+    const quick = await startRecords({ sweepMs: 3_600_000, importSweepMs: 200 });
+    const { records, imports, subjectPrefix } = quick.built.deps;
+    const doc = newRecordDoc(RecordInputSchema.parse(recordBody()), { organization: 'BPS', createdById: bps.userId });
+    const leftId = new Types.ObjectId();
+    await imports.add({
+      _id: leftId,
+      events: [{ recordId: doc._id, entry: outboxEntry(subjectPrefix, 'created', bps, presentRecord(doc)) }],
+      createdAt: new Date(),
+      audit: { userId: bps.userId, organization: 'BPS', requestId: 'left-1', clientAddress: null },
+    });
+    expect(await records.insertMany([{ ...doc, importId: leftId }])).toEqual([]);
+    const created = (await quick.settledEvents()).filter((ev) => ev.type === 'created').map((ev) => ev.record.id);
+    expect(created).toEqual([doc._id.toHexString()]);
+    const named = (await quick.settledAudit()).filter((ev) => ev.action === 'record.create');
+    expect(named.map((ev) => [ev.id, ev.recordIds])).toEqual([
+      [`import-${leftId.toHexString()}`, [doc._id.toHexString()]],
+    ]);
+    await quick.stop();
+  });
 });

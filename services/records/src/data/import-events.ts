@@ -87,6 +87,23 @@ export class ImportEventsRepository {
     await this.raw.deleteOne({ _id: id });
   }
 
+  /** The ids of the oldest documents (by `_id`, which starts with its creation time), without their events. */
+  async oldestIds(limit: number): Promise<Types.ObjectId[]> {
+    return (
+      await this.raw
+        .find({}, { projection: { _id: 1 } })
+        .sort({ _id: 1 })
+        .limit(limit)
+        .toArray()
+    ).map((d) => d._id);
+  }
+
+  /** One document, or null once it is gone. */
+  async get(id: Types.ObjectId): Promise<ImportEventsDoc | null> {
+    const doc = await this.raw.findOne({ _id: id });
+    return doc ? loaded(doc) : null;
+  }
+
   /** The oldest documents (by `_id`, which starts with its creation time). */
   async oldest(limit: number): Promise<ImportEventsDoc[]> {
     return (await this.raw.find({}).sort({ _id: 1 }).limit(limit).toArray()).map(loaded);

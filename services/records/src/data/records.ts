@@ -86,6 +86,14 @@ export interface RecordDoc extends StoredFields, DerivedFields {
    * order added: presented sorted). Absent on documents from before links.
    */
   linkedOrganizations: Organization[];
+  /**
+   * The import outbox document (`import_events`) whose request inserted this record, on records
+   * an import created: only that document's relay publishes the record's `created` event and names
+   * it in a `record.create` audit event. A request cut short leaves its document behind with events
+   * of records its retry then creates under a document of its own; without this each would be
+   * published by both. Absent on single creates and on records imported before it was kept.
+   */
+  importId?: Types.ObjectId;
 }
 
 const nullableString = { type: String, default: null };
@@ -137,6 +145,7 @@ const recordSchema = new Schema<RecordDoc>(
     },
     outboxPending: { type: Boolean, required: true, default: false },
     linkedOrganizations: { type: [{ type: String, enum: ORGANIZATION_CODES }], default: [] },
+    importId: { type: Schema.Types.ObjectId },
   },
   { collection: 'records', versionKey: false },
 );
@@ -432,6 +441,10 @@ export const recordQueries = {
   existingIds(ids: Types.ObjectId[]): RecordQuery {
     return { filter: { _id: op({ $in: ids }) }, projection: { _id: 1 } };
   },
+  /** Which of these ids are records, and the import outbox document each was inserted by. */
+  importOwners(ids: Types.ObjectId[]): RecordQuery {
+    return { filter: { _id: op({ $in: ids }) }, projection: { _id: 1, importId: 1 } };
+  },
   /** Which of these incident keys records hold. */
   takenIncidentKeys(keys: string[]): RecordQuery {
     return { filter: { incidentKey: op({ $in: keys }) }, projection: { _id: 0, incidentKey: 1 } };
@@ -556,6 +569,18 @@ export class RecordRepository {
   async existingIds(ids: Types.ObjectId[]): Promise<Types.ObjectId[]> {
     if (ids.length === 0) return [];
     return (await this.find<{ _id: Types.ObjectId }>(recordQueries.existingIds(ids))).map((d) => d._id);
+  }
+
+  /**
+   * Which of these ids are records: each one's id (hex) → the id (hex) of the import outbox
+   * document that inserted it, or null for a record without one (a single create, an older import).
+   */
+  async importOwners(ids: Types.ObjectId[]): Promise<Map<string, string | null>> {
+    const owners = new Map<string, string | null>();
+    if (ids.length === 0) return owners;
+    const docs = await this.find<{ _id: Types.ObjectId; importId?: Types.ObjectId }>(recordQueries.importOwners(ids));
+    for (const d of docs) owners.set(d._id.toHexString(), d.importId ? d.importId.toHexString() : null);
+    return owners;
   }
 
   async takenIncidentKeys(keys: string[]): Promise<string[]> {

@@ -31,6 +31,12 @@ export interface RelayOptions {
   retryMs?: number;
   /** How often the whole collection is searched for pending events (default 10 min; also at start). */
   sweepMs?: number;
+  /**
+   * How often the import outbox is looked at for documents a request left behind (default 5 s): it
+   * is empty but for requests under way, so a look costs one read of a few ids; a request cut short
+   * (the service killed, the store gone) is published as soon as its retry has made the rest.
+   */
+  importSweepMs?: number;
 }
 
 /**
@@ -51,8 +57,13 @@ export class OutboxRelay {
   private readonly retry = new Map<string, Types.ObjectId>();
   private timers: NodeJS.Timeout[] = [];
   private readonly busy = new Set<Promise<void>>();
-  /** Import outbox documents this process is relaying now (the sweep leaves them alone). */
+  /**
+   * Import outbox documents of this process's requests under way, from before the document is
+   * stored until its relay ends (the sweep leaves them alone).
+   */
   private readonly importing = new Set<string>();
+  /** The run of `sweepImports` under way (the import timer and the full sweep share it). */
+  private importSweep: Promise<void> | undefined;
   /** Import outbox documents of this process whose events are not all published yet. */
   private readonly importRetry = new Map<string, { doc: ImportEventsDoc; events: readonly ImportEvent[] }>();
   private stopped = false;
@@ -65,6 +76,11 @@ export class OutboxRelay {
     this.stopped = false;
     this.every(this.options.retryMs ?? 1000, () => this.retryPending());
     this.every(this.options.sweepMs ?? 600_000, () => this.sweep(), true);
+    this.every(this.options.importSweepMs ?? 5000, () =>
+      this.sweepImports().catch((err: unknown) => {
+        this.options.logger.error({ err }, 'import outbox sweep failed');
+      }),
+    );
   }
 
   /** Runs `work` now (if asked) and then `ms` after each run ends, until stopped. */
@@ -95,6 +111,29 @@ export class OutboxRelay {
    * `created`): they are published before the record is read back, so a new record's event waits
    * for no read (on unpatched FerretDB that read is a scan of the collection, ADR 0006).
    */
+  /**
+   * A write to this record whose outcome is unknown (the store's answer was lost): had it been
+   * stored, its events are pending, so the record is retried every `retryMs` like one whose publish
+   * failed, instead of waiting for the next sweep. A record that is not there is done at once.
+   */
+  unsure(id: Types.ObjectId): void {
+    if (this.stopped) return; // the next start's sweep publishes it
+    this.retry.set(id.toHexString(), id);
+  }
+
+  /**
+   * An import request is about to store its outbox document `id`: the sweep leaves the document
+   * alone until `relayImported` (or `importAbandoned`, when the request failed) says otherwise.
+   */
+  importBegun(id: Types.ObjectId): void {
+    this.importing.add(id.toHexString());
+  }
+
+  /** The request of import outbox document `id` failed: the sweep publishes what it left. */
+  importAbandoned(id: Types.ObjectId): void {
+    this.importing.delete(id.toHexString());
+  }
+
   kick(id: Types.ObjectId, first: readonly OutboxEntry[] = []): void {
     if (this.stopped) return; // the next start's sweep publishes it
     void this.relay(id, first).catch((err: unknown) => {
@@ -171,23 +210,42 @@ export class OutboxRelay {
 
   /**
    * Publishes what import requests left in the import outbox (a crash between storing the events
-   * and relaying them, NATS down): the events of the records that exist, once every record of the
-   * request exists or the request is older than `IMPORT_SETTLE_MS`. Stops early when publishing fails.
+   * and relaying them, NATS down): once every record of the request exists (its retry made the
+   * rest) or the request is older than `IMPORT_SETTLE_MS`, the events of the records that exist
+   * and that this document's request inserted (`importId`; a record without one, from before it
+   * was kept, counts as its). A record its retry inserted belongs to the retry's document, which
+   * publishes it. Stops early when publishing fails. One run at a time.
    */
-  private async sweepImports(): Promise<void> {
+  private sweepImports(): Promise<void> {
+    this.importSweep ??= this.sweepImportsOnce().finally(() => {
+      this.importSweep = undefined;
+    });
+    return this.importSweep;
+  }
+
+  private async sweepImportsOnce(): Promise<void> {
     const { imports, records } = this.options;
     for (;;) {
       let removed = 0;
-      for (const doc of await imports.oldest(20)) {
+      for (const id of await imports.oldestIds(20)) {
         if (this.stopped) return;
-        if (this.importing.has(doc._id.toHexString())) continue;
-        const existing = new Set(
-          (await records.existingIds(doc.events.map((e) => e.recordId))).map((id) => id.toHexString()),
-        );
-        const settled = existing.size === doc.events.length || Date.now() - doc.createdAt.getTime() > IMPORT_SETTLE_MS;
-        if (!settled) continue; // still being imported: the next sweep comes back to it
-        const events = doc.events.filter((e) => existing.has(e.recordId.toHexString()));
-        if (!(await this.publishImported(doc, events))) return;
+        const key = id.toHexString();
+        if (this.importing.has(key) || this.importRetry.has(key)) continue; // this process's own
+        const doc = await imports.get(id);
+        if (!doc) continue;
+        const owners = await records.importOwners(doc.events.map((e) => e.recordId));
+        const settled = owners.size === doc.events.length || Date.now() - doc.createdAt.getTime() > IMPORT_SETTLE_MS;
+        if (!settled) continue; // still being imported, or waiting for its retry: a later sweep comes back
+        const events = doc.events.filter((e) => {
+          const owner = owners.get(e.recordId.toHexString());
+          return owner !== undefined && (owner === null || owner === key);
+        });
+        this.importing.add(key);
+        try {
+          if (!(await this.publishImported(doc, events))) return;
+        } finally {
+          this.importing.delete(key);
+        }
         removed++;
       }
       if (removed === 0) return;

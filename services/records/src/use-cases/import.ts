@@ -129,10 +129,14 @@ export async function importRecords(
     }
   }
 
-  // The events first, all in one document (the import outbox, docs/adr/0011), then the records:
-  // an event is relayed only for a record that exists, so a crash between the two loses none.
+  // The events first, all in one document (the import outbox, docs/adr/0011), then the records,
+  // each naming that document (`importId`): an event is relayed only for a record that exists and
+  // was inserted by its document's request, so a crash between the two loses none, and a retry
+  // after a crash (its own document, the rest of the records) publishes none twice.
+  const batchId = new Types.ObjectId();
+  for (const { doc } of fresh) doc.importId = batchId;
   const batch: ImportEventsDoc = {
-    _id: new Types.ObjectId(),
+    _id: batchId,
     events: fresh.map(({ doc }) => ({
       recordId: doc._id,
       entry: outboxEntry(deps.subjectPrefix, 'created', owner, presentRecord(doc)),
@@ -140,20 +144,26 @@ export async function importRecords(
     createdAt: now,
     audit: actor,
   };
-  if (fresh.length) await deps.imports.add(batch);
-  const failed = new Set((await deps.records.insertMany(fresh.map((c) => c.doc))).map((id) => id.toHexString()));
-  if (failed.size) {
-    // Lost a race (another import of the same key, or a create of the same number meanwhile).
-    const nowExisting = new Set(
-      (
-        await deps.records.existingIds(fresh.filter((c) => failed.has(c.doc._id.toHexString())).map((c) => c.doc._id))
-      ).map((id) => id.toHexString()),
-    );
-    for (const c of fresh) {
-      const id = c.doc._id.toHexString();
-      if (!failed.has(id)) continue;
-      Object.assign(outcomes[c.at] as RecordImportOutcome, nowExisting.has(id) ? { outcome: 'existed', id } : TAKEN);
+  if (fresh.length === 0) return outcomes;
+  deps.relay.importBegun(batchId);
+  let failed: Set<string>;
+  try {
+    await deps.imports.add(batch);
+    failed = new Set((await deps.records.insertMany(fresh.map((c) => c.doc))).map((id) => id.toHexString()));
+    if (failed.size) {
+      // Lost a race (another import of the same key, or a create of the same number meanwhile).
+      const lost = fresh.filter((c) => failed.has(c.doc._id.toHexString())).map((c) => c.doc._id);
+      const nowExisting = new Set((await deps.records.existingIds(lost)).map((id) => id.toHexString()));
+      for (const c of fresh) {
+        const id = c.doc._id.toHexString();
+        if (!failed.has(id)) continue;
+        Object.assign(outcomes[c.at] as RecordImportOutcome, nowExisting.has(id) ? { outcome: 'existed', id } : TAKEN);
+      }
     }
+  } catch (err) {
+    // Stored or not, in part or whole: the sweep publishes what the document's records became.
+    deps.relay.importAbandoned(batchId);
+    throw err;
   }
   const created = new Set<string>();
   for (const c of fresh) {
@@ -163,6 +173,6 @@ export async function importRecords(
     Object.assign(outcomes[c.at] as RecordImportOutcome, { outcome: 'created', id });
   }
   // Their events go out together; the answer does not wait for them (the relay retries what fails).
-  if (fresh.length) deps.relay.relayImported(batch, created);
+  deps.relay.relayImported(batch, created);
   return outcomes;
 }

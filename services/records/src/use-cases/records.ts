@@ -208,6 +208,7 @@ export async function createRecord(
     await deps.records.insert({ ...doc, outbox: [event, audit], outboxPending: true });
   } catch (err) {
     if (err instanceof IncidentNumberTakenError) throw conflict(INCIDENT_NUMBER_TAKEN, ERROR_CODES.incidentNumberTaken);
+    deps.relay.unsure(doc._id); // stored before the answer was lost? then its events go out soon
     throw err;
   }
   deps.relay.kick(doc._id, [event, audit]); // a new record has no older event: publish them without a read
@@ -283,6 +284,7 @@ async function changeRecord(
     } catch (err) {
       if (err instanceof IncidentNumberTakenError)
         throw conflict(INCIDENT_NUMBER_TAKEN, ERROR_CODES.incidentNumberTaken);
+      deps.relay.unsure(id); // applied before the answer was lost? then its events go out soon
       throw err;
     }
     if (!applied) throw conflict(STALE_VERSION, ERROR_CODES.staleVersion);
