@@ -216,6 +216,54 @@ export function reads(rng: Rng, collection: string, filter: Filter): Operation[]
         .toArray(),
   });
   ops.push({
+    // Counted (countDocuments' shape): several sums, their types, int32 and int64 overflowing,
+    // doubles added one by one.
+    what: `${collection}.aggregate([$match ${f}, $group {_id: 7, a: $sum int32 max, b: $sum 0.1, c: $sum int64 max}])`,
+    run: (db) =>
+      db
+        .collection(collection)
+        .aggregate([
+          { $match: filter },
+          {
+            $group: {
+              _id: new mongo.Int32(7),
+              a: { $sum: new mongo.Int32(2_147_483_647) },
+              b: { $sum: new mongo.Double(0.1) },
+              c: { $sum: mongo.Long.fromString('9223372036854775807') },
+            },
+          },
+        ])
+        .toArray(),
+  });
+  ops.push({
+    what: `${collection}.aggregate([$match ${f}, $group {_id: 2.5, d: $sum 0.1, e: $sum int64 3}])`,
+    run: (db) =>
+      db
+        .collection(collection)
+        .aggregate([
+          { $match: filter },
+          {
+            $group: {
+              _id: new mongo.Double(2.5),
+              d: { $sum: new mongo.Double(0.1) },
+              e: { $sum: mongo.Long.fromNumber(3) },
+            },
+          },
+        ])
+        .toArray(),
+  });
+  ops.push({
+    what: `${collection}.aggregate([$match ${f}, $group {_id: true, f: $sum int64 max}])`,
+    run: (db) =>
+      db
+        .collection(collection)
+        .aggregate([
+          { $match: filter },
+          { $group: { _id: true, f: { $sum: mongo.Long.fromString('9223372036854775807') } } },
+        ])
+        .toArray(),
+  });
+  ops.push({
     what: `${collection}.aggregate([$sort, $match ${f}, $limit])`,
     run: (db) =>
       db

@@ -16,6 +16,7 @@ import { startLinkConsumer } from './events/link-consumer.ts';
 import { OutboxRelay } from './events/outbox-relay.ts';
 import { apiRoutes, IMPORT_PATH, internalRoutes } from './http/routes.ts';
 import { KeyedLock } from './lib/keyed-lock.ts';
+import { ListTotals } from './lib/list-totals.ts';
 import { DEFAULT_DROPDOWNS } from './use-cases/dropdowns.ts';
 import type { RecordDeps } from './use-cases/records.ts';
 
@@ -66,6 +67,7 @@ export async function createApp({ config, db, bus, logger }: RecordsAppDeps) {
   });
   const deps: RecordDeps = {
     records,
+    totals: new ListTotals(config.LIST_TOTAL_TTL_MS),
     imports,
     dropdowns,
     relay,

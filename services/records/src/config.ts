@@ -19,6 +19,12 @@ export const RecordsConfigSchema = z.object({
   RELAY_RETRY_MS: z.coerce.number().int().min(50).default(1000),
   /** How often the whole collection is searched for events not yet published (milliseconds). */
   RELAY_SWEEP_MS: z.coerce.number().int().min(50).default(600_000),
+  /**
+   * How long a list's total (an agency's active or deleted records, every agency's for ADMIN) is
+   * kept before it is counted again (milliseconds; 0: counted for every page). This process's own
+   * creates, deletes, restores and imports move it at once; another instance's show within this.
+   */
+  LIST_TOTAL_TTL_MS: z.coerce.number().int().min(0).max(600_000).default(10_000),
   /** How often the import outbox is looked at for what a request cut short left (milliseconds). */
   RELAY_IMPORT_SWEEP_MS: z.coerce.number().int().min(50).default(5000),
 });

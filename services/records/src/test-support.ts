@@ -35,6 +35,7 @@ export function recordsTestConfig(options: {
   retryMs?: number;
   sweepMs?: number;
   importSweepMs?: number;
+  listTotalTtlMs?: number;
 }): RecordsConfig {
   return RecordsConfigSchema.parse({
     IDENTITY_SECRET: options.identitySecret,
@@ -50,6 +51,7 @@ export function recordsTestConfig(options: {
     RELAY_RETRY_MS: String(options.retryMs ?? 100),
     RELAY_SWEEP_MS: String(options.sweepMs ?? 60_000),
     RELAY_IMPORT_SWEEP_MS: String(options.importSweepMs ?? 60_000),
+    ...(options.listTotalTtlMs !== undefined ? { LIST_TOTAL_TTL_MS: String(options.listTotalTtlMs) } : {}),
     LOG_LEVEL: 'silent',
   });
 }

@@ -74,7 +74,7 @@ export interface RecordsHarness {
 }
 
 export async function startRecords(
-  options: { natsUrl?: string; sweepMs?: number; importSweepMs?: number } = {},
+  options: { natsUrl?: string; sweepMs?: number; importSweepMs?: number; listTotalTtlMs?: number } = {},
 ): Promise<RecordsHarness> {
   const t = testNamespace();
   const config = recordsTestConfig({
@@ -88,6 +88,7 @@ export async function startRecords(
     linksSubjectPrefix: t.subject('links'),
     ...(options.sweepMs ? { sweepMs: options.sweepMs } : {}),
     ...(options.importSweepMs ? { importSweepMs: options.importSweepMs } : {}),
+    ...(options.listTotalTtlMs !== undefined ? { listTotalTtlMs: options.listTotalTtlMs } : {}),
   });
   const db = await connectMongo({ url: config.MONGO_URL, dbName: config.MONGO_DB });
   const bus = await connectBus({ url: config.NATS_URL, name: 'records-test' });

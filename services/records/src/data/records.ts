@@ -628,22 +628,26 @@ export class RecordRepository {
     }
   }
 
-  /** One page of the records matching `filter`, newest first by `sort`, and their total. */
+  /**
+   * One page of the records matching `filter`, newest first by `sort`, and their total (`total`:
+   * where it comes from, counted by default).
+   */
   async page(
     filter: RecordFilter,
     limit: number,
     after: Cursor | undefined,
     sort: SortField,
+    total: () => Promise<number> = () => this.count(filter),
   ): Promise<Page<ListedDoc>> {
-    const [docs, total] = await Promise.all([
+    const [docs, count] = await Promise.all([
       this.find<ListedDoc>(recordQueries.page(filter, limit, after, sort)),
-      this.count(filter),
+      total(),
     ]);
     const items = docs.slice(0, limit);
     const last = items.at(-1);
     const nextCursor =
       docs.length > limit && last ? encodeCursor({ time: last[sort] as Date, id: last._id.toHexString() }) : null;
-    return { items, total, nextCursor };
+    return { items, total: count, nextCursor };
   }
 
   /** How many records match `filter`. */

@@ -146,10 +146,17 @@ export async function importRecords(
   };
   if (fresh.length === 0) return outcomes;
   deps.relay.importBegun(batchId);
-  let failed: Set<string>;
-  try {
+  let failed = new Set<string>();
+  const store = async () => {
     await deps.imports.add(batch);
     failed = new Set((await deps.records.insertMany(fresh.map((c) => c.doc))).map((id) => id.toHexString()));
+  };
+  try {
+    await deps.totals.change(owner.organization, store, () => ({
+      organization: owner.organization,
+      active: fresh.length - failed.size,
+      deleted: 0,
+    }));
     if (failed.size) {
       // Lost a race (another import of the same key, or a create of the same number meanwhile).
       const lost = fresh.filter((c) => failed.has(c.doc._id.toHexString())).map((c) => c.doc._id);

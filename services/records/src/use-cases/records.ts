@@ -24,6 +24,7 @@ import {
   type UserIdentity,
 } from '@nrad/contracts';
 import {
+  AppError,
   type AuditActor,
   type AuditStreamConfig,
   type AuditTrail,
@@ -58,9 +59,12 @@ import {
 import { escapeRegex, incidentPrefix, nameMatches, words } from '../domain/text.ts';
 import type { OutboxRelay } from '../events/outbox-relay.ts';
 import type { KeyedLock } from '../lib/keyed-lock.ts';
+import type { ListScope, ListTotals } from '../lib/list-totals.ts';
 
 export interface RecordDeps {
   records: RecordRepository;
+  /** The lists' totals, kept between pages and moved by this process's changes. */
+  totals: ListTotals;
   /** The import outbox: the `created` events of import requests (docs/adr/0011). */
   imports: ImportEventsRepository;
   dropdowns: DropdownRepository;
@@ -204,8 +208,14 @@ export async function createRecord(
   const record = presentRecord(doc);
   const event = outboxEntry(deps.subjectPrefix, 'created', user, record);
   const audit = auditEntry(deps, 'record.create', actor, record.id);
+  const insert = () => deps.records.insert({ ...doc, outbox: [event, audit], outboxPending: true });
   try {
-    await deps.records.insert({ ...doc, outbox: [event, audit], outboxPending: true });
+    await deps.totals.change(
+      doc.organization,
+      insert,
+      () => ({ organization: doc.organization, active: 1, deleted: 0 }),
+      refusedChange,
+    );
   } catch (err) {
     if (err instanceof IncidentNumberTakenError) throw conflict(INCIDENT_NUMBER_TAKEN, ERROR_CODES.incidentNumberTaken);
     deps.relay.unsure(doc._id); // stored before the answer was lost? then its events go out soon
@@ -241,6 +251,9 @@ export function versionFromIfMatch(header: string | undefined): number | undefin
   return Number(m[1]);
 }
 
+/** Whether a change's error means it was refused (nothing written), not that its outcome is unknown. */
+export const refusedChange = (err: unknown) => err instanceof AppError || err instanceof IncidentNumberTakenError;
+
 /** The audit action of each kind of change. */
 const AUDIT_ACTION_OF: Record<RecordEventType, AuditAction> = {
   created: 'record.create',
@@ -262,34 +275,45 @@ async function changeRecord(
   deleted: boolean,
   change: (current: RecordDoc) => Promise<Partial<RecordDoc>> | Partial<RecordDoc>,
 ): Promise<CaseRecord> {
-  const result = await deps.lock.run(id.toHexString(), async () => {
-    const current = await scopedRecord(deps, user, actor, id, deleted);
-    if (!current) throw notFound(RECORD_NOT_FOUND);
-    const changed = { ...(await change(current)), version: current.version + 1, updatedAt: new Date() };
-    const record = presentRecord({ ...current, ...changed });
-    const event = outboxEntry(deps.subjectPrefix, type, user, record);
-    const audit = auditEntry(deps, AUDIT_ACTION_OF[type], actor, record.id);
-    // A field the change sets to undefined is removed from the document.
-    const set = Object.fromEntries(Object.entries(changed).filter(([, v]) => v !== undefined));
-    const unset = Object.keys(changed).filter((k) => changed[k as keyof typeof changed] === undefined);
-    let applied: boolean;
-    try {
-      applied = await deps.records.updateAtVersion(
-        id,
-        current.version,
-        set,
-        [event, audit],
-        unset as Array<keyof RecordDoc>,
-      );
-    } catch (err) {
-      if (err instanceof IncidentNumberTakenError)
-        throw conflict(INCIDENT_NUMBER_TAKEN, ERROR_CODES.incidentNumberTaken);
-      deps.relay.unsure(id); // applied before the answer was lost? then its events go out soon
-      throw err;
-    }
-    if (!applied) throw conflict(STALE_VERSION, ERROR_CODES.staleVersion);
-    return record;
-  });
+  const apply = () =>
+    deps.lock.run(id.toHexString(), async () => {
+      const current = await scopedRecord(deps, user, actor, id, deleted);
+      if (!current) throw notFound(RECORD_NOT_FOUND);
+      const changed = { ...(await change(current)), version: current.version + 1, updatedAt: new Date() };
+      const record = presentRecord({ ...current, ...changed });
+      const event = outboxEntry(deps.subjectPrefix, type, user, record);
+      const audit = auditEntry(deps, AUDIT_ACTION_OF[type], actor, record.id);
+      // A field the change sets to undefined is removed from the document.
+      const set = Object.fromEntries(Object.entries(changed).filter(([, v]) => v !== undefined));
+      const unset = Object.keys(changed).filter((k) => changed[k as keyof typeof changed] === undefined);
+      let applied: boolean;
+      try {
+        applied = await deps.records.updateAtVersion(
+          id,
+          current.version,
+          set,
+          [event, audit],
+          unset as Array<keyof RecordDoc>,
+        );
+      } catch (err) {
+        if (err instanceof IncidentNumberTakenError)
+          throw conflict(INCIDENT_NUMBER_TAKEN, ERROR_CODES.incidentNumberTaken);
+        deps.relay.unsure(id); // applied before the answer was lost? then its events go out soon
+        throw err;
+      }
+      if (!applied) throw conflict(STALE_VERSION, ERROR_CODES.staleVersion);
+      return record;
+    });
+  // A delete or restore moves a record between the lists; an edit moves none.
+  const moved = type === 'deleted' ? -1 : type === 'restored' ? 1 : 0;
+  const result = moved
+    ? await deps.totals.change(
+        user.organization === 'ADMIN' ? undefined : user.organization,
+        apply,
+        (r) => ({ organization: r.organization, active: moved, deleted: -moved }),
+        refusedChange,
+      )
+    : await apply();
   deps.relay.kick(id);
   return result;
 }
@@ -370,27 +394,41 @@ function presentPage(page: Page<ListedDoc>): Page<CaseRecord> {
   return { ...page, items: page.items.map(presentRecord) };
 }
 
+/** Which list a user's list is: its organization's (every organization's for ADMIN). */
+const listScope = (user: UserIdentity, deleted: boolean): ListScope => ({
+  organization: user.organization === 'ADMIN' ? '*' : user.organization,
+  deleted,
+});
+
 /** The user's active records, newest first. */
 export async function listRecords(deps: RecordDeps, user: UserIdentity, paging: PageQuery) {
-  return presentPage(await pageOf(deps, { deleted: false, ...scopeOf(user) }, paging, 'createdAt'));
+  const filter = { deleted: false, ...scopeOf(user) };
+  return presentPage(await pageOf(deps, filter, paging, 'createdAt', listScope(user, false)));
 }
 
 /** The user's soft-deleted records, most recently deleted first. */
 export async function listDeletedRecords(deps: RecordDeps, user: UserIdentity, paging: PageQuery) {
-  return presentPage(await pageOf(deps, { deleted: true, ...scopeOf(user) }, paging, 'deletedAt'));
+  const filter = { deleted: true, ...scopeOf(user) };
+  return presentPage(await pageOf(deps, filter, paging, 'deletedAt', listScope(user, true)));
 }
 
 /** Every organization's active records with their total amount (ADMIN; the caller checks). */
 export async function listAllRecords(deps: RecordDeps, paging: PageQuery): Promise<Page<AdminRecord>> {
-  const page = await pageOf(deps, { deleted: false }, paging, 'createdAt');
+  const page = await pageOf(deps, { deleted: false }, paging, 'createdAt', { organization: '*', deleted: false });
   return {
     ...page,
     items: page.items.map((d) => ({ ...presentRecord(d), amount: centsToMoney(d.totalCents) })),
   };
 }
 
-function pageOf(deps: RecordDeps, filter: RecordFilter, paging: PageQuery, sort: SortField) {
-  return deps.records.page(filter, paging.limit, paging.cursor ? decodeCursor(paging.cursor) : undefined, sort);
+/**
+ * A page of the records matching `filter` and their total; a list's (`scope`) total is the one its
+ * `ListTotals` keeps, a search's is counted.
+ */
+function pageOf(deps: RecordDeps, filter: RecordFilter, paging: PageQuery, sort: SortField, scope?: ListScope) {
+  const after = paging.cursor ? decodeCursor(paging.cursor) : undefined;
+  const count = () => deps.records.count(filter);
+  return deps.records.page(filter, paging.limit, after, sort, scope ? () => deps.totals.total(scope, count) : count);
 }
 
 /** A condition no record meets. */

@@ -27,6 +27,10 @@ type NradQuery struct {
 	// exactly answers with that many empty documents and sets QueryResult.NradCounted.
 	Count bool
 
+	// Counted, set with Count, gives the caller's result from the number of matching documents
+	// when a backend counted (QueryResult.NradCount), instead of reading that many empty documents.
+	Counted func(n int64) []*types.Document
+
 	// Projection is the command's projection: the backend may leave out of each document the
 	// fields that neither it, nor the filter, nor the sort reads.
 	Projection *types.Document

@@ -65,7 +65,7 @@ func (c *collection) Query(ctx context.Context, params *backends.QueryParams) (*
 			return nil, lazyerrors.Error(err)
 		}
 
-		return &backends.QueryResult{Iter: newNradCountIterator(n), NradCounted: true}, nil
+		return &backends.QueryResult{Iter: newNradCountIterator(n), NradCounted: true, NradCount: n}, nil
 	}
 
 	rows, err := db.QueryContext(ctx, q, args...)

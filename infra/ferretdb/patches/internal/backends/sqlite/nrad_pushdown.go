@@ -52,11 +52,15 @@ var (
 	nradSome  = nradCond{} // TRUE, keeping documents the condition does not match
 )
 
-// nradAnd combines conditions that must all hold.
+// nradAnd combines conditions that must all hold. Conditions that read no stored document (an
+// elements table's rowids) are written first: SQLite tests the conditions it does not loop on in
+// the order written, and a document's field is read from its stored JSON, so a row that the
+// elements already rule out is never read (two name words: thousands of rows with the first, a
+// handful with both, only those read). The order changes which rows are read, not which match.
 func nradAnd(conds ...nradCond) nradCond {
 	res := nradTrue
 
-	var parts []string
+	var cheap, costly []nradCond
 
 	for _, c := range conds {
 		res.exact = res.exact && c.exact
@@ -68,6 +72,16 @@ func nradAnd(conds ...nradCond) nradCond {
 			return nradCond{sql: "0", exact: res.exact && c.exact}
 		}
 
+		if strings.Contains(c.sql, metadata.DefaultColumn) {
+			costly = append(costly, c)
+		} else {
+			cheap = append(cheap, c)
+		}
+	}
+
+	parts := make([]string, 0, len(cheap)+len(costly))
+
+	for _, c := range append(cheap, costly...) {
 		parts = append(parts, "("+c.sql+")")
 		res.args = append(res.args, c.args...)
 	}
@@ -900,12 +914,16 @@ func (p *nradPlan) sql(table string) (string, []any) {
 		where = " WHERE " + p.where.sql
 	}
 
-	// An elements-table condition beside a condition on a column is a filter, not where SQLite
-	// starts: the column's index (in the sort's order, to the limit) reads only index entries until
-	// the page is full, while starting from a common word's elements reads every document that has
-	// it. Alone, it may drive the query (`+rowid` would make that a full scan).
+	// With a limit, an elements-table condition beside a condition on a column is a filter, not
+	// where SQLite starts: the column's index (in the sort's order, to the limit) reads only index
+	// entries until the page is full, while starting from a common word's elements reads every
+	// document that has it. Without a limit (every match read, or counted) the elements drive: the
+	// documents holding the words are all the query can match, where the column's index would be
+	// walked whole, each of its entries tested against the elements (a name search among an
+	// agency's 100,000 records: 36 ms → 17 ms; its count 33 ms → 13 ms). Alone, an elements
+	// condition may drive the query either way (`+rowid` would make that a full scan).
 	rowid := "rowid"
-	if strings.Contains(where, metadata.DefaultColumn+"->") {
+	if p.limit > 0 && strings.Contains(where, metadata.DefaultColumn+"->") {
 		rowid = "+rowid"
 	}
 
