@@ -167,6 +167,12 @@ export interface LoadBenchOptions extends RunContext {
   /** ADMIN sessions (the one ADMIN account signed in from that many browsers). */
   admins: number;
   seconds: number;
+  /**
+   * Seconds the users run the mix before the measured `seconds` begin (caches, JIT and connections
+   * warm, the users' requests spread out), as a system that has been up a while serves them; what
+   * they ask then is reported apart, and its errors count.
+   */
+  warmup: number;
   /** Records seeded before the services start, spread over the agencies. */
   records: number;
   /** Mean think time (ms): each user waits 0.5–1.5 times this after an answer. 0: none. */
@@ -207,6 +213,25 @@ export interface ServiceRoute {
   p99: number;
 }
 
+/** A service's Node.js runtime during the measured run (its Prometheus metrics, prom-client's defaults). */
+export interface ServiceRuntime {
+  service: string;
+  /** The longest and the 99th-percentile event-loop delay, ms (since the measured run began). */
+  loopDelayMax: number;
+  loopDelayP99: number;
+  /** Major (mark-compact) collections during the run: how many, their total and mean pause, ms. */
+  majorGcs: number;
+  majorGcMs: number;
+  /** Every collection's pause during the run, ms. */
+  gcMs: number;
+  /** Scavenges (young generation) and incremental marking steps: how many, their pauses, ms. */
+  minorGcs: number;
+  minorGcMs: number;
+  incrementalGcMs: number;
+  /** Heap used at the end, MB. */
+  heapMb: number;
+}
+
 export interface LoadReport {
   machine: Machine;
   store: string;
@@ -219,6 +244,17 @@ export interface LoadReport {
   admins: number;
   think: number;
   seconds: number;
+  /** What the warm-up asked: its seconds, answers (all operations together) and errors. */
+  warmup: {
+    seconds: number;
+    requests: number;
+    p50: number;
+    p99: number;
+    max: number;
+    errors: number;
+    /** Answered requests by operation. */
+    operations: Record<string, number>;
+  };
   autocannon: string;
   reportModel: string;
   operations: OperationFigures[];
@@ -229,6 +265,8 @@ export interface LoadReport {
   cpu: Array<{ name: string; seconds: number }>;
   /** Each service's own handling time (its access log) of the paths the mix asked for. */
   services: ServiceRoute[];
+  /** Each service's event loop and garbage collector during the run. */
+  runtimes: ServiceRuntime[];
   signInSeconds: number;
   notes: string[];
   totalSeconds: number;
@@ -247,6 +285,8 @@ interface Pending {
   op: OperationName;
   /** Written to the connection (the first request is built before it is sent). */
   sent?: boolean;
+  /** When it was written (performance.now()): before the measured run began, it was warm-up. */
+  sentAt?: number;
   status?: number;
   body?: string;
   headers?: Record<string, string | string[]>;
@@ -576,6 +616,58 @@ function cpuSeconds(pid: number): number | undefined {
   }
 }
 
+/** A service's metrics (Prometheus text) as name{labels} → value; undefined when it did not answer. */
+async function scrape(url: string): Promise<Map<string, number> | undefined> {
+  try {
+    const res = await fetch(`${url}/metrics`, { signal: AbortSignal.timeout(5000) });
+    if (!res.ok) return undefined;
+    const values = new Map<string, number>();
+    for (const line of (await res.text()).split('\n')) {
+      if (!line || line.startsWith('#')) continue;
+      const at = line.lastIndexOf(' ');
+      // The service label is the same on every line of one service: left out of the key.
+      const key = line
+        .slice(0, at)
+        .replace(/service="[^"]*",?/, '')
+        .replace(/,}$/, '}')
+        .replace('{}', '');
+      values.set(key, Number(line.slice(at + 1)));
+    }
+    return values;
+  } catch {
+    return undefined;
+  }
+}
+
+/** The runtime figures of each service from its metrics at the start and the end of the run. */
+function runtimesOf(
+  before: Map<string, Map<string, number> | undefined>,
+  after: Map<string, Map<string, number> | undefined>,
+): ServiceRuntime[] {
+  const rows: ServiceRuntime[] = [];
+  for (const [service, end] of after) {
+    const start = before.get(service);
+    if (!end || !start) continue;
+    const delta = (key: string) => (end.get(key) ?? 0) - (start.get(key) ?? 0);
+    const sumOf = (kind: string) => delta(`nodejs_gc_duration_seconds_sum{kind="${kind}"}`);
+    const kinds = ['major', 'minor', 'incremental', 'weakcb'];
+    rows.push({
+      service,
+      // prom-client resets its event-loop histogram at every scrape: the end's figures are the run's.
+      loopDelayMax: (end.get('nodejs_eventloop_lag_max_seconds') ?? Number.NaN) * 1000,
+      loopDelayP99: (end.get('nodejs_eventloop_lag_p99_seconds') ?? Number.NaN) * 1000,
+      majorGcs: delta('nodejs_gc_duration_seconds_count{kind="major"}'),
+      majorGcMs: sumOf('major') * 1000,
+      gcMs: kinds.reduce((n, k) => n + sumOf(k), 0) * 1000,
+      minorGcs: delta('nodejs_gc_duration_seconds_count{kind="minor"}'),
+      minorGcMs: sumOf('minor') * 1000,
+      incrementalGcMs: sumOf('incremental') * 1000,
+      heapMb: (end.get('nodejs_heap_size_used_bytes') ?? Number.NaN) / 2 ** 20,
+    });
+  }
+  return rows.sort((a, b) => b.loopDelayMax - a.loopDelayMax);
+}
+
 /** The services' access logs ("request" lines) within [from, to]: per service and route, its own time. */
 function serviceTimes(logsDir: string, services: string[], from: number, to: number): ServiceRoute[] {
   const rows: ServiceRoute[] = [];
@@ -719,6 +811,10 @@ export async function runLoadBench(options: LoadBenchOptions): Promise<LoadRepor
     let idleConnectionErrors = 0;
     let answered = 0;
     let failed = 0;
+    // The warm-up's answers (every operation together) and errors, apart from the measured run's.
+    let measureFrom = Number.POSITIVE_INFINITY;
+    const warm = { samples: [] as number[], errors: 0, operations: {} as Record<string, number> };
+    const warmingUp = (pending: Pending | undefined) => (pending?.sentAt ?? 0) < measureFrom;
 
     const think = () => (options.think > 0 ? options.think * (0.5 + Math.random()) : 0);
     const timeoutMs = REQUEST_TIMEOUT_S * 1000;
@@ -738,9 +834,20 @@ export async function runLoadBench(options: LoadBenchOptions): Promise<LoadRepor
         const pending = sim.pending;
         sim.pending = undefined;
         if (!pending) return;
+        answered++;
+        if (warmingUp(pending)) {
+          warm.samples.push(took);
+          warm.operations[pending.op] = (warm.operations[pending.op] ?? 0) + 1;
+          if (status >= 200 && status < 400) pending.done?.(pending.body ?? '', pending.headers ?? {});
+          else {
+            failed++;
+            warm.errors++;
+            notes.push(`warm-up: ${pending.op} answered ${status}: ${(pending.body ?? '').slice(0, 200)}`);
+          }
+          return;
+        }
         const c = counterOf(pending.op);
         c.samples.push(took);
-        answered++;
         if (status >= 200 && status < 400) {
           try {
             pending.done?.(pending.body ?? '', pending.headers ?? {});
@@ -758,7 +865,11 @@ export async function runLoadBench(options: LoadBenchOptions): Promise<LoadRepor
         const pending = sim.pending;
         client.pipelinedRequests.clear();
         failed++;
-        if (pending?.sent) {
+        if (pending?.sent && warmingUp(pending)) {
+          sim.pending = undefined;
+          warm.errors++;
+          notes.push(`warm-up: ${pending.op}: ${what === 'timeouts' ? 'a timeout' : 'a connection error'}`);
+        } else if (pending?.sent) {
           sim.pending = undefined;
           counterOf(pending.op)[what]++;
         } else idleConnectionErrors++;
@@ -769,7 +880,7 @@ export async function runLoadBench(options: LoadBenchOptions): Promise<LoadRepor
       const original = client._doRequest.bind(client);
       const send = () => {
         original();
-        if (sim.pending) sim.pending.sent = true;
+        if (sim.pending) Object.assign(sim.pending, { sent: true, sentAt: performance.now() });
       };
       let scheduled = false;
       let reconnecting = false;
@@ -798,10 +909,30 @@ export async function runLoadBench(options: LoadBenchOptions): Promise<LoadRepor
     };
 
     const pids = Object.entries(system.pids);
-    const cpuBefore = new Map(pids.map(([name, pid]) => [name, cpuSeconds(pid)]));
-    const ownBefore = process.cpuUsage();
+    // What the processes used is read when the measured run begins (after the warm-up).
+    let cpuBefore = new Map<string, number | undefined>();
+    let ownBefore = process.cpuUsage();
+    let runFrom = Date.now();
+    const scrapeAll = async () =>
+      new Map(
+        await Promise.all(
+          Object.entries(system.services).map(async ([name, url]) => [name, await scrape(url)] as const),
+        ),
+      );
+    let metricsBefore: Promise<Map<string, Map<string, number> | undefined>> = Promise.resolve(new Map());
+    const measure = () => {
+      measureFrom = performance.now();
+      runFrom = Date.now();
+      cpuBefore = new Map(pids.map(([name, pid]) => [name, cpuSeconds(pid)]));
+      ownBefore = process.cpuUsage();
+      metricsBefore = scrapeAll();
+      if (options.warmup > 0)
+        log(
+          `  warm-up done: ${warm.samples.length.toLocaleString('en-US')} answered, ${warm.errors} errors; measuring`,
+        );
+    };
     log(
-      `Running the mix for ${options.seconds} s: ${sims.length} connections (autocannon ${AUTOCANNON_VERSION}), think time ${options.think} ms on average...`,
+      `Running the mix for ${options.warmup} s of warm-up, then ${options.seconds} s measured: ${sims.length} connections (autocannon ${AUTOCANNON_VERSION}), think time ${options.think} ms on average...`,
     );
     const progress = setInterval(() => {
       const seconds = (performance.now() - runStarted) / 1000;
@@ -810,13 +941,17 @@ export async function runLoadBench(options: LoadBenchOptions): Promise<LoadRepor
       );
     }, 30_000);
     const runStarted = performance.now();
-    const runFrom = Date.now();
+    const measuring = setTimeout(measure, options.warmup * 1000);
+    if (options.warmup === 0) {
+      clearTimeout(measuring);
+      measure();
+    }
     let result: CannonResult;
     try {
       result = await autocannon({
         url: base,
         connections: sims.length,
-        duration: options.seconds,
+        duration: options.warmup + options.seconds,
         pipelining: 1,
         timeout: REQUEST_TIMEOUT_S,
         requests: [{ method: 'GET', path: '/api/health' }],
@@ -824,8 +959,11 @@ export async function runLoadBench(options: LoadBenchOptions): Promise<LoadRepor
       });
     } finally {
       clearInterval(progress);
+      clearTimeout(measuring);
     }
     const runTo = Date.now();
+    const measuredSeconds = (performance.now() - measureFrom) / 1000;
+    const runtimes = runtimesOf(await metricsBefore, await scrapeAll());
     const own = process.cpuUsage(ownBefore);
     const cpu = [
       ...pids.flatMap(([name, pid]) => {
@@ -840,6 +978,16 @@ export async function runLoadBench(options: LoadBenchOptions): Promise<LoadRepor
       sim.pending = undefined;
     }
     log(`  done: ${answered.toLocaleString('en-US')} answered in ${result.duration} s, ${failed} errors`);
+    const warmSorted = [...warm.samples].sort((a, b) => a - b);
+    const warmup = {
+      seconds: options.warmup,
+      requests: warmSorted.length,
+      p50: percentile(warmSorted, 50),
+      p99: percentile(warmSorted, 99),
+      max: warmSorted.at(-1) ?? Number.NaN,
+      errors: warm.errors,
+      operations: warm.operations,
+    };
 
     // The uploads' jobs, to their end (the data size at the end counts their records).
     const jobs = sims.flatMap((sim) => sim.uploads.map((jobId) => ({ sim, jobId })));
@@ -891,7 +1039,7 @@ export async function runLoadBench(options: LoadBenchOptions): Promise<LoadRepor
         request: o.request,
         admin: !!o.admin,
         requests: sorted.length,
-        perSecond: sorted.length / result.duration,
+        perSecond: sorted.length / measuredSeconds,
         p50: percentile(sorted, 50),
         p95: percentile(sorted, 95),
         p99: percentile(sorted, 99),
@@ -916,7 +1064,8 @@ export async function runLoadBench(options: LoadBenchOptions): Promise<LoadRepor
       users,
       admins: options.admins,
       think: options.think,
-      seconds: result.duration,
+      seconds: measuredSeconds,
+      warmup,
       autocannon: AUTOCANNON_VERSION,
       reportModel: 'none: reports written from the template',
       operations,
@@ -924,6 +1073,7 @@ export async function runLoadBench(options: LoadBenchOptions): Promise<LoadRepor
       uploads,
       cpu,
       services: logged,
+      runtimes,
       signInSeconds,
       notes,
       totalSeconds: (performance.now() - started) / 1000,
@@ -966,11 +1116,11 @@ export function targetsOf(r: LoadReport): { met: boolean; lines: string[] } {
     );
   }
   const t = totals(r.operations);
-  const errors = t.httpErrors + t.timeouts + t.connectionErrors + r.idleConnectionErrors;
+  const errors = t.httpErrors + t.timeouts + t.connectionErrors + r.idleConnectionErrors + r.warmup.errors;
   met &&= errors === 0;
   lines.push(
     `  0 errors: ${errors === 0 ? 'met' : 'MISSED'} (${count(t.httpErrors)} non-2xx/3xx, ${count(t.timeouts)} timeouts, ` +
-      `${count(t.connectionErrors + r.idleConnectionErrors)} connection errors)`,
+      `${count(t.connectionErrors + r.idleConnectionErrors)} connection errors; ${count(r.warmup.errors)} in the warm-up)`,
   );
   return { met, lines };
 }
@@ -997,7 +1147,9 @@ export function formatLoadReport(r: LoadReport): string {
           ? `;\n         after ${count(IDLE_CONNECTION_MS)} ms or more it sends on a new connection (the gateway closes idle ones after 5 s)`
           : '')
       : 'Pace:    no think time: each user sends its next request as soon as it has an answer (closed loop)',
-    `Run:     ${r.seconds.toFixed(1)} s measured from the first request (no warm-up left out); reports: ${r.reportModel}`,
+    r.warmup.seconds > 0
+      ? `Run:     ${r.warmup.seconds} s of warm-up (the same users and mix: ${count(r.warmup.requests)} answered, p50 ${ms(r.warmup.p50)} ms, p99 ${ms(r.warmup.p99)} ms,\n         max ${ms(r.warmup.max)} ms, ${count(r.warmup.errors)} errors; not in the table), then ${r.seconds.toFixed(1)} s measured; reports: ${r.reportModel}`
+      : `Run:     ${r.seconds.toFixed(1)} s measured from the first request (no warm-up); reports: ${r.reportModel}`,
     '',
     'Mix (share of an agency user’s requests; the ADMIN sessions’ own mix below them):',
     ...r.operations.map((o) => `  ${o.name.padEnd(20)} ${`${o.share}%`.padStart(6)}  ${o.request}`),
@@ -1074,6 +1226,34 @@ export function formatLoadReport(r: LoadReport): string {
     ...table(
       ['service', 'route', 'requests', 'p50', 'p99'],
       serviceRows.map((row) => [row.service, row.route, count(row.requests), ms(row.p50), ms(row.p99)]),
+    ).map((line) => `  ${line}`),
+    '',
+    "Each service's Node.js runtime during the run (its /metrics: event-loop delay, garbage-collection pauses):",
+    ...table(
+      [
+        'service',
+        'loop delay max',
+        'p99',
+        'major GCs',
+        'pauses',
+        'scavenges',
+        'pauses',
+        'incremental',
+        'all GC',
+        'heap MB',
+      ],
+      r.runtimes.map((x) => [
+        x.service,
+        ms(x.loopDelayMax),
+        ms(x.loopDelayP99),
+        count(x.majorGcs),
+        ms(x.majorGcMs),
+        count(x.minorGcs),
+        ms(x.minorGcMs),
+        ms(x.incrementalGcMs),
+        ms(x.gcMs),
+        x.heapMb.toFixed(0),
+      ]),
     ).map((line) => `  ${line}`),
     '',
     `Total run ${(r.totalSeconds / 60).toFixed(1)} min; load ${r.loadAtEnd.toFixed(2)} at the end.`,

@@ -20,6 +20,7 @@ describe('bench:load', () => {
         users: 6,
         admins: 1,
         seconds: 10,
+        warmup: 2,
         records: 600,
         think: 20,
         seed: 3,
@@ -44,13 +45,25 @@ describe('bench:load', () => {
         });
       }
       expect(report.idleConnectionErrors).toBe(0);
+      expect(report.warmup.seconds).toBe(2);
+      expect(report.warmup.requests).toBeGreaterThan(0);
+      expect(report.warmup.errors).toBe(0);
+      // Every service's runtime was read from its metrics, at the start and the end of the run.
+      expect(report.runtimes.map((x) => x.service).sort()).toEqual(
+        ['audit', 'auth', 'ingest', 'linking', 'ops', 'records', 'report', 'stats'].sort(),
+      );
+      for (const x of report.runtimes) {
+        for (const figure of [x.loopDelayMax, x.loopDelayP99, x.majorGcMs, x.gcMs, x.heapMb])
+          expect(Number.isFinite(figure), x.service).toBe(true);
+      }
       expect(report.notes).toEqual([]);
       const of = (name: string) => report.operations.find((o) => o.name === name) as (typeof report.operations)[0];
-      expect(report.uploads.jobs).toBe(of('upload').requests);
-      expect(report.uploads.completed).toBe(of('upload').requests);
-      // Records at the end: the seeded ones, every create and uploaded row answered, and at most those
-      // of a create or an upload the end of the run cut (sent, its answer never read).
-      const least = 600 + of('create').requests + report.uploads.created;
+      const warmed = (name: string) => report.warmup.operations[name] ?? 0;
+      expect(report.uploads.jobs).toBe(of('upload').requests + warmed('upload'));
+      expect(report.uploads.completed).toBe(report.uploads.jobs);
+      // Records at the end: the seeded ones, every create and uploaded row answered (in the warm-up
+      // too), and at most those of a create or an upload the end of the run cut (sent, never read).
+      const least = 600 + of('create').requests + warmed('create') + report.uploads.created;
       expect(report.recordsAtEnd).toBeGreaterThanOrEqual(least);
       expect(report.recordsAtEnd).toBeLessThanOrEqual(
         least + of('create').cutAtEnd + of('upload').cutAtEnd * UPLOAD_ROWS,

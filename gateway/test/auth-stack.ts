@@ -236,6 +236,7 @@ export async function createAuthStack(t: TestNamespace) {
     auditDb,
     auditConfig,
     serviceUrls,
+    opsUrl: `http://127.0.0.1:${opsServer.port}`,
     opsConfig,
     closeAuth: () => closeServer(authServer.server),
     /** Stops the stats service (its HTTP server and its consumer of records.*), as a crash would. */

@@ -122,6 +122,11 @@ const ADMIN_ONLY: ReadonlyArray<[string, (a: request.Agent) => request.Test]> = 
   ['GET /api/admin/operations', (a) => a.get('/api/admin/operations')],
   ['GET /api/admin/contact-requests', (a) => a.get('/api/admin/contact-requests')],
   ['PUT /api/dropdown-options/source', (a) => a.put('/api/dropdown-options/source').send({ values: ['Only this'] })],
+  ['PUT /api/dropdown-options/country', (a) => a.put('/api/dropdown-options/country').send({ values: ['Nowhere'] })],
+  [
+    'POST /api/admin/contact-requests/{id}/resolve',
+    (a) => a.post(`/api/admin/contact-requests/${new Types.ObjectId().toHexString()}/resolve`),
+  ],
 ];
 
 /** What the matrix must leave as it was: each agency's records as ADMIN reads them, the options, the links. */
@@ -188,6 +193,30 @@ describe('the isolation matrix', () => {
       for (const id of others) expect(ids, `${org} sees ${id}`).not.toContain(id);
       const reports = (await agents[org].get('/api/reports').expect(200)).body.items.map((r: { id: string }) => r.id);
       expect(reports).toEqual([own[org].report]);
+    }
+  });
+
+  it('figures count an agency’s own records only: the dashboard, its breakdown and the links summary', async () => {
+    const perAgency = (await admin.get('/api/admin/stats').expect(200)).body;
+    const adminTotal = (await admin.get('/api/stats').expect(200)).body.totalRecords;
+    const byOrg: Record<Org, number> = {
+      BPS: perAgency.bpsRecords,
+      FIA: perAgency.fiaRecords,
+      CUS: perAgency.cusRecords,
+    };
+    expect(adminTotal).toBe(byOrg.BPS + byOrg.FIA + byOrg.CUS);
+    for (const org of ORGS) {
+      expect(byOrg[org], org).toBeGreaterThan(0);
+      const mine = (await agents[org].get('/api/stats').expect(200)).body;
+      expect(mine.totalRecords, `${org} dashboard`).toBe(byOrg[org]);
+      const countries = (await agents[org].get('/api/stats/countries').expect(200)).body as Array<{ count: number }>;
+      expect(
+        countries.reduce((n, c) => n + c.count, 0),
+        `${org} countries`,
+      ).toBeLessThanOrEqual(byOrg[org]);
+      await agents[org].get('/api/stats/breakdown').expect(200);
+      const summary = (await agents[org].get('/api/links/summary').expect(200)).body;
+      expect(JSON.stringify(summary), `${org} links summary names no record`).not.toMatch(/[0-9a-f]{24}/);
     }
   });
 
@@ -404,10 +433,17 @@ describe('identity tokens sent straight to each service', () => {
       ingest: [['get', `/api/ingest/jobs/${own.BPS.job}`]],
       report: [['post', '/api/generate-report', { parameters: 'x' }]],
       audit: [['get', '/api/audit']],
+      ops: [['get', '/api/admin/operations']],
     };
+    // The service-only paths: a user's token (even a good one) is not a service's.
+    const internal: Array<[service: string, path: string, body: object]> = [
+      ['records', '/internal/records/import', { owner: user, items: [{ key: 'forged:2', body: recordBody('BPS') }] }],
+      ['auth', '/internal/credentials/verify', { email: 'admin@nrad.local', password: 'x' }],
+    ];
+    const urls: Record<string, string> = { ...stack.serviceUrls, ops: stack.opsUrl };
     const before = await stored();
     for (const [service, list] of Object.entries(paths)) {
-      const url = stack.serviceUrls[service as keyof typeof stack.serviceUrls];
+      const url = urls[service] as string;
       for (const [method, path, body] of list) {
         for (const [kind, token] of [
           ['forged', await forged()],
@@ -420,6 +456,19 @@ describe('identity tokens sent straight to each service', () => {
           const res = await (body ? req.send(body) : req);
           expect(res.status, `${service} ${method} ${path} with a ${kind} token`).toBe(401);
         }
+      }
+    }
+    for (const [service, path, body] of internal) {
+      for (const [kind, token] of [
+        ['forged', await forged()],
+        ['expired', await expired()],
+        ['a user’s good', await signIdentity(user, IDENTITY_SECRET)],
+        ['none', ''],
+      ] as const) {
+        let req = request(urls[service] as string).post(path);
+        if (token) req = req.set(IDENTITY_HEADER, token);
+        const res = await req.send(body);
+        expect([401, 403], `${service} POST ${path} with ${kind} token: ${res.status}`).toContain(res.status);
       }
     }
     expect(await stored()).toEqual(before);

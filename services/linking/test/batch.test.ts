@@ -87,4 +87,42 @@ describe('a run of records.* events handled together (the consumer’s batches)'
     await applyRecordEvents(h.built.deps, together.run);
     expect(await outcome(together.records)).toEqual(expected);
   });
+
+  it('lets requests in while a long run of created records is linked', async () => {
+    // Each record's search for matches is made slow (20 ms of synchronous work): a run of 10 would
+    // hold the event loop for 200 ms if it never gave it a turn.
+    const index = h.built.deps.index;
+    const find = index.find.bind(index);
+    index.find = (...args) => {
+      const until = performance.now() + 20;
+      while (performance.now() < until) {}
+      return find(...args);
+    };
+    try {
+      const run = Array.from({ length: 10 }, (_, k) =>
+        eventOf('created', {
+          ...template,
+          id: new Types.ObjectId().toHexString(),
+          incidentNumber: `SLICE-${randomUUID().slice(0, 8)}`,
+          suspectName: `Slice Person${k}`,
+        }),
+      );
+      const turns: number[] = [];
+      let linking = true;
+      const started = performance.now();
+      const tick = () => {
+        turns.push(performance.now() - started);
+        if (linking) setImmediate(tick);
+      };
+      setImmediate(tick);
+      await applyRecordEvents(h.built.deps, run);
+      linking = false;
+      turns.push(performance.now() - started); // the run's end: the last stretch without a turn
+      const waits = turns.map((t, i) => t - (turns[i - 1] ?? 0));
+      expect(turns.length).toBeGreaterThan(5);
+      expect(Math.max(...waits)).toBeLessThan(150);
+    } finally {
+      index.find = find;
+    }
+  });
 });

@@ -1,3 +1,4 @@
+import { setImmediate as nextTurn } from 'node:timers/promises';
 import {
   type Actor,
   type Agency,
@@ -79,6 +80,11 @@ export const AUDIT_SERVICE = 'linking';
  * together) before the in-memory index and the links follow event by event, so a new record is
  * linked to those indexed before it, not to later ones of the run. Redelivered, a created event
  * links nothing twice (one link per pair). Then the match rate is re-estimated if due.
+ *
+ * Finding a record's matches is synchronous work (tens of milliseconds among 300,000 records), so
+ * the run gives the event loop a turn after each `AUTO_LINK_SLICE_MS` of it: a run of an upload's
+ * records otherwise held every request of the service for as long as the whole run took (a
+ * 50-row upload: NAMLC checks answered in 1.7 s instead of 15 ms under the load test).
  */
 export async function applyRecordEvents(deps: LinkingDeps, events: readonly RecordEvent[]): Promise<void> {
   const newest = new Map<string, IndexEntry>();
@@ -90,15 +96,23 @@ export async function applyRecordEvents(deps: LinkingDeps, events: readonly Reco
     return entry;
   });
   await deps.store.saveEntries([...newest.values()], (entry) => !deps.index.get(entry.id));
+  let sliceFrom = performance.now();
   for (const [at, event] of events.entries()) {
     const entry = entries[at];
     if (entry) deps.index.put(entry);
     if (event.type !== 'created' || !deps.autoLink) continue;
     const current = deps.index.get(event.record.id);
     if (current && !current.deleted) await autoLink(deps, current, event.actor);
+    if (performance.now() - sliceFrom >= AUTO_LINK_SLICE_MS) {
+      await nextTurn();
+      sliceFrom = performance.now();
+    }
   }
   refreshMatchRate(deps);
 }
+
+/** Synchronous linking work done before a run of record events lets requests in (ms). */
+const AUTO_LINK_SLICE_MS = 10;
 
 const hundredths = (x: number) => Math.round(x * 100) / 100;
 
