@@ -84,6 +84,10 @@ export class Differences {
     limited: 0,
     counted: 0,
     rangeOrPrefix: 0,
+    /** Elements chosen to start from, a column's index walked instead, elements read from each row. */
+    driven: 0,
+    walked: 0,
+    onDocument: 0,
   };
 
   /** Tallies how our build plans a filter's find (sorted, limited) and count. */
@@ -111,6 +115,13 @@ export class Differences {
     if (find.sortPushdown) this.plans.sorted++;
     if (find.limitPushdown) this.plans.limited++;
     if (count?.queryPlanner?.nradCount) this.plans.counted++;
+    for (const plan of [find.queryPlanner, count?.queryPlanner]) {
+      // nradDriver: the part of the filter whose elements the query starts from (-1: no choice
+      // made, -2: a column's index walked instead).
+      if ((plan?.nradDriver ?? -1) >= 0) this.plans.driven++;
+      if (plan?.nradDriver === -2) this.plans.walked++;
+      if (String(plan?.nradSQL ?? '').includes('EXISTS (SELECT 1 FROM json_each')) this.plans.onDocument++;
+    }
   }
 
   async compare(a: Server, b: Server, op: Operation): Promise<void> {

@@ -53,6 +53,11 @@ func (c *collection) Query(ctx context.Context, params *backends.QueryParams) (*
 		return nil, lazyerrors.Error(err)
 	}
 
+	if err = plan.chooseDriver(ctx, db); err != nil {
+		unlock()
+		return nil, lazyerrors.Error(err)
+	}
+
 	q, args := plan.sql(meta.TableName)
 
 	if plan.count {
@@ -112,29 +117,48 @@ func (c *collection) Explain(ctx context.Context, params *backends.ExplainParams
 		return nil, lazyerrors.Error(err)
 	}
 
-	q, args := plan.sql(meta.TableName)
-
-	rows, err := db.QueryContext(ctx, "EXPLAIN QUERY PLAN "+q, args...)
-	if err != nil {
+	if err = plan.chooseDriver(ctx, db); err != nil {
 		return nil, lazyerrors.Error(err)
 	}
 
-	defer rows.Close()
+	q, args := plan.sql(meta.TableName)
 
+	// In a transaction that has read the database first: EXPLAIN reads nothing, so on a connection
+	// of the pool whose schema is older than the database's it would show the plan of that schema
+	// (and of the statistics read with it), where a query finds the schema changed and plans again.
 	queryPlan := types.MakeArray(0)
 
-	for rows.Next() {
-		var id, parent, notused int32
-		var detail string
-
-		if err = rows.Scan(&id, &parent, &notused, &detail); err != nil {
-			return nil, lazyerrors.Error(err)
+	err = db.InTransaction(ctx, func(tx *fsql.Tx) error {
+		var n int
+		if err := tx.QueryRowContext(ctx, `SELECT count(*) FROM sqlite_schema`).Scan(&n); err != nil {
+			return lazyerrors.Error(err)
 		}
 
-		queryPlan.Append(fmt.Sprintf("id=%d parent=%d notused=%d detail=%s", id, parent, notused, detail))
-	}
+		rows, err := tx.QueryContext(ctx, "EXPLAIN QUERY PLAN "+q, args...)
+		if err != nil {
+			return lazyerrors.Error(err)
+		}
 
-	if err = rows.Err(); err != nil {
+		defer rows.Close()
+
+		for rows.Next() {
+			var id, parent, notused int32
+			var detail string
+
+			if err = rows.Scan(&id, &parent, &notused, &detail); err != nil {
+				return lazyerrors.Error(err)
+			}
+
+			queryPlan.Append(fmt.Sprintf("id=%d parent=%d notused=%d detail=%s", id, parent, notused, detail))
+		}
+
+		if err := rows.Err(); err != nil {
+			return lazyerrors.Error(err)
+		}
+
+		return nil
+	})
+	if err != nil {
 		return nil, lazyerrors.Error(err)
 	}
 
@@ -143,6 +167,7 @@ func (c *collection) Explain(ctx context.Context, params *backends.ExplainParams
 		"nradSQL", q,
 		"nradExact", plan.where.exact,
 		"nradCount", plan.count,
+		"nradDriver", int32(plan.driver),
 	))
 
 	return &backends.ExplainResult{

@@ -502,6 +502,14 @@ func elementsFrom(from, doc, field string) string {
 	)
 }
 
+// ElementsOnDocument is the FROM and WHERE, over the elements of one field of the row `doc` (the
+// collection table's name, quoted), that the elements table holds for it: a query's condition on
+// them read from the document itself (`EXISTS (SELECT 1 <this> AND j.value = ?)`) matches exactly
+// the rows its condition on the elements table would.
+func ElementsOnDocument(doc, field string) string {
+	return elementsFrom("", doc, field)
+}
+
 // elementsTriggers returns the statements that keep the elements of one field in the elements
 // table as documents are inserted, replaced and deleted (in the same transaction as the change).
 // A document's rows are exactly the elements of its value (only these triggers and

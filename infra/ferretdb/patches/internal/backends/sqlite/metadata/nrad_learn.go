@@ -240,6 +240,13 @@ func (r *Registry) nradAnalyze(dbName, table string, n int, now bool) {
 	}
 }
 
+// nradStatsReload is a table created and dropped in ANALYZE's transaction: each change of the
+// schema makes every other connection of the pool read the schema again, and with it the new
+// statistics, before its next statement. ANALYZE alone changes only sqlite_stat1's rows, which a
+// connection reads with the schema, so every connection but the one that ran it kept planning with
+// the statistics it had read before (those of an empty table, say) until the schema next changed.
+const nradStatsReload = "_nrad_stats_reload"
+
 // nradAnalyzedRows returns how many rows the table had when ANALYZE last ran (0 if never).
 func (r *Registry) nradAnalyzedRows(dbName, table string) int64 {
 	ctx := context.Background()
@@ -262,10 +269,31 @@ func (r *Registry) nradAnalyzedRows(dbName, table string) int64 {
 
 // nradAnalyzeTable gathers the statistics of a table and its elements table.
 func (r *Registry) nradAnalyzeTable(dbName, table string, a *nradAnalyze) {
+	var failed bool
+
 	defer func() {
 		r.nrad.m.Lock()
 		a.running = false
+
+		// Changes counted while this ran (a bulk insert right after the index that started it) may
+		// already be many: gather the statistics again for them now rather than after as many more.
+		// After a failure (the table locked too long), the next change tries again.
+		if failed {
+			a.changes += analyzeEvery(a.seen)
+		}
+
+		again := !failed && a.changes >= analyzeEvery(a.seen)
+		if again {
+			a.running = true
+			a.seen += a.changes
+			a.changes = 0
+		}
+
 		r.nrad.m.Unlock()
+
+		if again {
+			go r.nradAnalyzeTable(dbName, table, a)
+		}
 	}()
 
 	ctx := context.Background()
@@ -296,9 +324,19 @@ func (r *Registry) nradAnalyzeTable(dbName, table string, a *nradAnalyze) {
 			}
 		}
 
+		for _, q := range []string{
+			fmt.Sprintf(`CREATE TABLE IF NOT EXISTS %q (x)`, nradStatsReload),
+			fmt.Sprintf(`DROP TABLE %q`, nradStatsReload),
+		} {
+			if _, err := tx.ExecContext(ctx, q); err != nil {
+				return lazyerrors.Error(err)
+			}
+		}
+
 		return nil
 	})
 	if err != nil {
+		failed = true
 		r.l.Warn("NRAD: ANALYZE failed", slog.String("table", table), slog.String("error", err.Error()))
 	}
 }
