@@ -216,7 +216,12 @@ export interface RestartTiming {
  * stores are up and no service has started yet (on the first start only).
  */
 export async function startBenchSystem(
-  context: RunContext & { beforeServices?: (infra: RunningInfra) => Promise<void>; readyTimeoutMs?: number },
+  context: RunContext & {
+    beforeServices?: (infra: RunningInfra) => Promise<void>;
+    readyTimeoutMs?: number;
+    /** More variables of a service by name (its settings as a benchmark wants them). */
+    serviceEnv?: Record<string, Record<string, string>>;
+  },
 ): Promise<BenchSystem> {
   const { env, log, cleanup } = context;
   for (const entry of [...SERVICES.map((s) => s.entry), 'gateway/dist/main.js']) {
@@ -234,6 +239,7 @@ export async function startBenchSystem(
     env,
     log: logLine,
     ...(context.readyTimeoutMs ? { readyTimeoutMs: context.readyTimeoutMs } : {}),
+    ...(context.serviceEnv ? { serviceEnv: context.serviceEnv } : {}),
   });
   let current = await startSystem({
     ...options((line) => log(`  ${line}`)),
