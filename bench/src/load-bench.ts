@@ -304,6 +304,21 @@ interface Counters {
   examples: Map<number, string>;
 }
 
+/** The warm-up's figures from its counters: every operation's answers together, and its errors. */
+function warmupOf(counters: Map<OperationName, Counters>): Omit<LoadReport['warmup'], 'seconds'> {
+  const all = [...counters.values()];
+  const sorted = all.flatMap((c) => c.samples).sort((a, b) => a - b);
+  const httpErrors = (c: Counters) => [...c.statuses.values()].reduce((a, b) => a + b, 0);
+  return {
+    requests: sorted.length,
+    p50: percentile(sorted, 50),
+    p99: percentile(sorted, 99),
+    max: sorted.at(-1) ?? Number.NaN,
+    errors: all.reduce((n, c) => n + httpErrors(c) + c.timeouts + c.connectionErrors, 0),
+    operations: Object.fromEntries([...counters].map(([op, c]) => [op, c.samples.length])),
+  };
+}
+
 const header = (headers: Record<string, string | string[]>, name: string): string | undefined => {
   for (const [k, v] of Object.entries(headers)) {
     if (k.toLowerCase() === name) return Array.isArray(v) ? v[0] : v;
@@ -801,20 +816,23 @@ export async function runLoadBench(options: LoadBenchOptions): Promise<LoadRepor
       );
     }
 
-    const counters = new Map<OperationName, Counters>(
-      LOAD_OPERATIONS.map((o) => [
-        o.name,
-        { samples: [], statuses: new Map(), timeouts: 0, connectionErrors: 0, cutAtEnd: 0, examples: new Map() },
-      ]),
-    );
-    const counterOf = (op: OperationName) => counters.get(op) as Counters;
+    const newCounters = () =>
+      new Map<OperationName, Counters>(
+        LOAD_OPERATIONS.map((o) => [
+          o.name,
+          { samples: [], statuses: new Map(), timeouts: 0, connectionErrors: 0, cutAtEnd: 0, examples: new Map() },
+        ]),
+      );
+    // The measured run's counters, and the warm-up's apart: a request sent before the measured run
+    // began is the warm-up's, whenever it is answered.
+    const counters = newCounters();
+    const warmCounters = newCounters();
+    let measureFrom = Number.POSITIVE_INFINITY;
+    const counterOf = (op: OperationName, sentAt = measureFrom) =>
+      (sentAt < measureFrom ? warmCounters : counters).get(op) as Counters;
     let idleConnectionErrors = 0;
     let answered = 0;
     let failed = 0;
-    // The warm-up's answers (every operation together) and errors, apart from the measured run's.
-    let measureFrom = Number.POSITIVE_INFINITY;
-    const warm = { samples: [] as number[], errors: 0, operations: {} as Record<string, number> };
-    const warmingUp = (pending: Pending | undefined) => (pending?.sentAt ?? 0) < measureFrom;
 
     const think = () => (options.think > 0 ? options.think * (0.5 + Math.random()) : 0);
     const timeoutMs = REQUEST_TIMEOUT_S * 1000;
@@ -835,18 +853,7 @@ export async function runLoadBench(options: LoadBenchOptions): Promise<LoadRepor
         sim.pending = undefined;
         if (!pending) return;
         answered++;
-        if (warmingUp(pending)) {
-          warm.samples.push(took);
-          warm.operations[pending.op] = (warm.operations[pending.op] ?? 0) + 1;
-          if (status >= 200 && status < 400) pending.done?.(pending.body ?? '', pending.headers ?? {});
-          else {
-            failed++;
-            warm.errors++;
-            notes.push(`warm-up: ${pending.op} answered ${status}: ${(pending.body ?? '').slice(0, 200)}`);
-          }
-          return;
-        }
-        const c = counterOf(pending.op);
+        const c = counterOf(pending.op, pending.sentAt);
         c.samples.push(took);
         if (status >= 200 && status < 400) {
           try {
@@ -865,13 +872,9 @@ export async function runLoadBench(options: LoadBenchOptions): Promise<LoadRepor
         const pending = sim.pending;
         client.pipelinedRequests.clear();
         failed++;
-        if (pending?.sent && warmingUp(pending)) {
+        if (pending?.sent) {
           sim.pending = undefined;
-          warm.errors++;
-          notes.push(`warm-up: ${pending.op}: ${what === 'timeouts' ? 'a timeout' : 'a connection error'}`);
-        } else if (pending?.sent) {
-          sim.pending = undefined;
-          counterOf(pending.op)[what]++;
+          counterOf(pending.op, pending.sentAt)[what]++;
         } else idleConnectionErrors++;
       };
       client.on('timeout', () => lost('timeouts'));
@@ -926,10 +929,10 @@ export async function runLoadBench(options: LoadBenchOptions): Promise<LoadRepor
       cpuBefore = new Map(pids.map(([name, pid]) => [name, cpuSeconds(pid)]));
       ownBefore = process.cpuUsage();
       metricsBefore = scrapeAll();
-      if (options.warmup > 0)
-        log(
-          `  warm-up done: ${warm.samples.length.toLocaleString('en-US')} answered, ${warm.errors} errors; measuring`,
-        );
+      if (options.warmup > 0) {
+        const { requests, errors } = warmupOf(warmCounters);
+        log(`  warm-up done: ${requests.toLocaleString('en-US')} answered, ${errors} errors; measuring`);
+      }
     };
     log(
       `Running the mix for ${options.warmup} s of warm-up, then ${options.seconds} s measured: ${sims.length} connections (autocannon ${AUTOCANNON_VERSION}), think time ${options.think} ms on average...`,
@@ -941,11 +944,8 @@ export async function runLoadBench(options: LoadBenchOptions): Promise<LoadRepor
       );
     }, 30_000);
     const runStarted = performance.now();
-    const measuring = setTimeout(measure, options.warmup * 1000);
-    if (options.warmup === 0) {
-      clearTimeout(measuring);
-      measure();
-    }
+    const measuring = options.warmup > 0 ? setTimeout(measure, options.warmup * 1000) : undefined;
+    if (!measuring) measure();
     let result: CannonResult;
     try {
       result = await autocannon({
@@ -978,16 +978,12 @@ export async function runLoadBench(options: LoadBenchOptions): Promise<LoadRepor
       sim.pending = undefined;
     }
     log(`  done: ${answered.toLocaleString('en-US')} answered in ${result.duration} s, ${failed} errors`);
-    const warmSorted = [...warm.samples].sort((a, b) => a - b);
-    const warmup = {
-      seconds: options.warmup,
-      requests: warmSorted.length,
-      p50: percentile(warmSorted, 50),
-      p99: percentile(warmSorted, 99),
-      max: warmSorted.at(-1) ?? Number.NaN,
-      errors: warm.errors,
-      operations: warm.operations,
-    };
+    const warmup = { seconds: options.warmup, ...warmupOf(warmCounters) };
+    for (const [op, c] of warmCounters) {
+      for (const [status, example] of c.examples) notes.push(`warm-up: ${op}: ${status} — ${example}`);
+      if (c.timeouts) notes.push(`warm-up: ${op}: ${count(c.timeouts)} timeouts`);
+      if (c.connectionErrors) notes.push(`warm-up: ${op}: ${count(c.connectionErrors)} connection errors`);
+    }
 
     // The uploads' jobs, to their end (the data size at the end counts their records).
     const jobs = sims.flatMap((sim) => sim.uploads.map((jobId) => ({ sim, jobId })));

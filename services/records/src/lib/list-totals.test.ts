@@ -15,6 +15,17 @@ function store(initial: Record<string, number>) {
   };
 }
 
+/** A BPS create that fails with `message` (refused or not, as `refused` says). */
+const failingCreate = (totals: ListTotals, message: string, refused?: (err: unknown) => boolean) =>
+  totals.change(
+    'BPS',
+    async () => {
+      throw new Error(message);
+    },
+    () => ({ organization: 'BPS', active: 1, deleted: 0 }),
+    refused,
+  );
+
 const bpsActive = { organization: 'BPS', deleted: false } as const;
 const bpsDeleted = { organization: 'BPS', deleted: true } as const;
 const all = { organization: '*', deleted: false } as const;
@@ -117,15 +128,7 @@ describe('ListTotals', () => {
     await totals.total(bpsActive, s.count('bps'));
     await totals.total({ organization: 'FIA', deleted: false }, s.count('fia'));
     await totals.total(all, s.count('all'));
-    await expect(
-      totals.change(
-        'BPS',
-        async () => {
-          throw new Error('connection closed');
-        },
-        () => ({ organization: 'BPS', active: 1, deleted: 0 }),
-      ),
-    ).rejects.toThrow('connection closed');
+    await expect(failingCreate(totals, 'connection closed')).rejects.toThrow('connection closed');
     s.counts.bps = 11;
     s.counts.all = 18;
     expect(await totals.total(bpsActive, s.count('bps'))).toBe(11);
@@ -133,16 +136,7 @@ describe('ListTotals', () => {
     expect(await totals.total({ organization: 'FIA', deleted: false }, s.count('fia'))).toBe(7);
     expect(s.asked()).toBe(5);
     // A change refused before it wrote anything (a taken number) forgets nothing.
-    await expect(
-      totals.change(
-        'BPS',
-        async () => {
-          throw new Error('taken');
-        },
-        () => ({ organization: 'BPS', active: 1, deleted: 0 }),
-        (err) => (err as Error).message === 'taken',
-      ),
-    ).rejects.toThrow('taken');
+    await expect(failingCreate(totals, 'taken', (err) => (err as Error).message === 'taken')).rejects.toThrow('taken');
     expect(await totals.total(bpsActive, s.count('bps'))).toBe(11);
     expect(s.asked()).toBe(5);
   });

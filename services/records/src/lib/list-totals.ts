@@ -54,10 +54,10 @@ export class ListTotals {
     const kept = this.entries.get(key);
     if (kept && this.now() - kept.storedAt < this.ttlMs) return kept.total;
     const org = scope.organization;
-    const begunBefore = this.changesBegun(org);
-    const clean = this.changesRunning(org) === 0;
+    const begunBefore = this.changes('begun', org);
+    const clean = this.changes('running', org) === 0;
     const total = await count();
-    if (clean && this.changesBegun(org) === begunBefore) this.entries.set(key, { total, storedAt: this.now() });
+    if (clean && this.changes('begun', org) === begunBefore) this.entries.set(key, { total, storedAt: this.now() });
     return total;
   }
 
@@ -116,14 +116,9 @@ export class ListTotals {
     }
   }
 
-  /** Changes that may move a total of `org`'s lists ('*': every change), begun so far. */
-  private changesBegun(org: string): number {
-    const of = (key: string) => this.begun.get(key) ?? 0;
-    return org === '*' ? of('*') : of(org) + of(ANY);
-  }
-
-  private changesRunning(org: string): number {
-    const of = (key: string) => this.running.get(key) ?? 0;
-    return org === '*' ? of('*') : of(org) + of(ANY);
+  /** Changes (begun so far, or under way) that may move a total of `org`'s lists ('*': every change). */
+  private changes(of: 'begun' | 'running', org: string): number {
+    const n = (key: string) => this[of].get(key) ?? 0;
+    return org === '*' ? n('*') : n(org) + n(ANY);
   }
 }

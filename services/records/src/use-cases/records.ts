@@ -427,8 +427,10 @@ export async function listAllRecords(deps: RecordDeps, paging: PageQuery): Promi
  */
 function pageOf(deps: RecordDeps, filter: RecordFilter, paging: PageQuery, sort: SortField, scope?: ListScope) {
   const after = paging.cursor ? decodeCursor(paging.cursor) : undefined;
-  const count = () => deps.records.count(filter);
-  return deps.records.page(filter, paging.limit, after, sort, scope ? () => deps.totals.total(scope, count) : count);
+  if (!scope) return deps.records.page(filter, paging.limit, after, sort);
+  return deps.records.page(filter, paging.limit, after, sort, () =>
+    deps.totals.total(scope, () => deps.records.count(filter)),
+  );
 }
 
 /** A condition no record meets. */

@@ -172,7 +172,7 @@ func nradSum(acc *types.Document, n int64) any {
 			sum += c
 		}
 
-		return float64(0) + sum
+		return sum
 	case int32:
 		return nradIntSum(big.NewInt(int64(c)), n, false)
 	case int64:
@@ -189,7 +189,7 @@ func nradIntSum(c *big.Int, n int64, wide bool) any {
 	if !total.IsInt64() {
 		f, _ := new(big.Float).SetInt(total).Float64()
 
-		return f + float64(0)
+		return f
 	}
 
 	v := total.Int64()

@@ -98,12 +98,7 @@ func nradAnd(conds ...nradCond) nradCond {
 			return nradCond{sql: "0", exact: res.exact && c.exact}
 		}
 
-		parts := c.parts
-		if len(parts) == 0 {
-			parts = []nradCond{c}
-		}
-
-		for _, part := range parts {
+		for _, part := range c.conjuncts() {
 			if strings.Contains(part.sql, metadata.DefaultColumn) {
 				costly = append(costly, part)
 			} else {
@@ -1037,10 +1032,12 @@ func (t *nradTranslator) unread(projection, sort *types.Document) []string {
 // walked in order. With one way to go it leaves the plan as it was (see whereSQL). The choice
 // changes which rows SQLite reads first, never which match.
 func (p *nradPlan) chooseDriver(ctx context.Context, db *fsql.DB) error {
-	parts := p.where.parts
-	if len(parts) == 0 && p.where.sql != "" {
-		parts = []nradCond{p.where}
+	if p.where.sql == "" {
+		return nil
 	}
+
+	parts := p.where.conjuncts()
+	walkable := p.walkable()
 
 	var cheap []int
 
@@ -1050,7 +1047,6 @@ func (p *nradPlan) chooseDriver(ctx context.Context, db *fsql.DB) error {
 		}
 	}
 
-	walkable := p.limit > 0 && strings.Contains(p.where.sql, metadata.DefaultColumn+"->")
 	if len(cheap) == 0 || (len(cheap) == 1 && !walkable) {
 		return nil
 	}
@@ -1087,6 +1083,21 @@ func (p *nradPlan) chooseDriver(ctx context.Context, db *fsql.DB) error {
 	return nil
 }
 
+// conjuncts are the conditions of a conjunction (nradAnd), or the condition alone.
+func (c nradCond) conjuncts() []nradCond {
+	if len(c.parts) == 0 {
+		return []nradCond{c}
+	}
+
+	return c.parts
+}
+
+// walkable says whether the query has a limit and a condition on a column, whose index (in the
+// sort's order) it may walk until the page is full.
+func (p *nradPlan) walkable() bool {
+	return p.limit > 0 && strings.Contains(p.where.sql, metadata.DefaultColumn+"->")
+}
+
 // whereSQL writes the where, and its arguments in order, with the rowids its elements tables
 // compare. Without a choice (chooseDriver): with a limit, an elements condition beside a condition
 // on a column is a filter (`+rowid`) — the column's index (in the sort's order, to the limit)
@@ -1104,17 +1115,14 @@ func (p *nradPlan) chooseDriver(ctx context.Context, db *fsql.DB) error {
 func (p *nradPlan) whereSQL() (string, []any) {
 	if p.driver == nradDriveDefault {
 		rowid := "rowid"
-		if p.limit > 0 && strings.Contains(p.where.sql, metadata.DefaultColumn+"->") {
+		if p.walkable() {
 			rowid = "+rowid"
 		}
 
 		return strings.ReplaceAll(p.where.sql, elementsRowid, rowid), slices.Clone(p.where.args)
 	}
 
-	parts := p.where.parts
-	if len(parts) == 0 {
-		parts = []nradCond{p.where}
-	}
+	parts := p.where.conjuncts()
 
 	order := make([]int, 0, len(parts))
 	if p.driver >= 0 {
