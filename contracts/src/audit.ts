@@ -28,12 +28,20 @@ export const AUDIT_ACTIONS = [
   'record.delete',
   'record.restore',
   'link.create',
+  /** A link refused (issue 34): what was tried, whatever the reason (the caller only saw 404). */
+  'link.refused',
+  'link.reject',
+  'link.restore',
   'namlc.check',
   'upload',
   'report',
   'options.update',
   'admin',
   'access.refused',
+  /** A request over a per-user limit (issue 34): the limit, the path. */
+  'rate.limited',
+  /** Repeated refusals or limits hit by one user (issue 34): ADMIN sees it in the operations console. */
+  'security.alert',
 ] as const;
 export const AuditActionSchema = z.enum(AUDIT_ACTIONS, { error: 'Unknown audit action' });
 export type AuditAction = z.infer<typeof AuditActionSchema>;

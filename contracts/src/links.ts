@@ -94,6 +94,36 @@ export type CreateLink = z.output<typeof CreateLinkSchema>;
 export const LINK_TYPES = ['auto', 'manual'] as const;
 export const LinkTypeSchema = z.enum(LINK_TYPES);
 
+/**
+ * Why a link stopped disclosing (issue 34): rejected by either agency whose record is in it, or by
+ * ADMIN, with an optional reason. A rejected pair is never linked again, automatically or by hand,
+ * until ADMIN restores it. Agencies never see a rejected link; ADMIN's link views show it with this.
+ */
+export const LinkRejectionSchema = z.object({
+  at: z.string(),
+  byId: ObjectIdSchema,
+  byOrganization: OrganizationSchema,
+  reason: z.string(),
+});
+export type LinkRejection = z.infer<typeof LinkRejectionSchema>;
+
+/** The most characters of a rejection's reason. */
+export const REJECT_REASON_MAX = 500;
+
+/** `DELETE /api/records/{id}/links/{linkedId}` (optional body). Answered 204. */
+export const RejectLinkSchema = z.strictObject({
+  reason: z
+    .string({ error: 'must be text' })
+    .trim()
+    .max(REJECT_REASON_MAX, `must be at most ${REJECT_REASON_MAX} characters`)
+    .optional(),
+});
+export type RejectLink = z.output<typeof RejectLinkSchema>;
+
+/** The one answer to every refused link, reject or restore: another agency's id tells nothing. */
+export const LINKED_RECORD_NOT_FOUND = 'Linked record not found';
+export const LINK_NOT_FOUND = 'Link not found';
+
 /** A stored link (SPEC §3 "Record link"). */
 export const LinkSchema = z.object({
   id: ObjectIdSchema,
@@ -110,6 +140,8 @@ export const LinkSchema = z.object({
   createdAt: z.string(),
   /** Who made a manual link; null for an automatic one. */
   createdById: ObjectIdSchema.nullable(),
+  /** Set on a rejected link (only ADMIN's views show one). */
+  rejection: LinkRejectionSchema.optional(),
 });
 export type Link = z.infer<typeof LinkSchema>;
 
@@ -128,15 +160,25 @@ export type LinkedRecordSummary = z.infer<typeof LinkedRecordSummarySchema>;
 
 /** The JetStream stream of link events (ARCHITECTURE.md "Events"). */
 export const LINKS_STREAM = 'LINKS';
-export const linkSubject = (prefix = 'links') => `${prefix}.created`;
+export const LINK_EVENT_TYPES = ['created', 'rejected', 'restored'] as const;
+export type LinkEventType = (typeof LINK_EVENT_TYPES)[number];
+/** `links.created`, `links.rejected`, `links.restored`; no type: every link subject (`links.*`). */
+export const linkSubject = (prefix = 'links', type: LinkEventType | '*' = 'created') => `${prefix}.${type}`;
 
-/** `links.created`, published with the link's id as `Nats-Msg-Id`. `actor` is null for auto-links. */
+/**
+ * `links.created`, `links.rejected` and `links.restored`, published with the event's id as
+ * `Nats-Msg-Id` (a created event's id is the link's). `actor` is null for auto-links. A rejected or
+ * restored event carries each of the link's two records' linked organizations after the change
+ * (`organizations`, by record id), so that a record's Linked flag follows without knowing its
+ * other links.
+ */
 export const LinkEventSchema = z.object({
   id: z.string().min(1),
-  type: z.literal('created'),
+  type: z.enum(LINK_EVENT_TYPES).default('created'),
   time: z.iso.datetime(),
   actor: ActorSchema.nullable(),
   link: LinkSchema,
+  organizations: z.record(z.string(), z.array(OrganizationSchema)).optional(),
 });
 export type LinkEvent = z.infer<typeof LinkEventSchema>;
 

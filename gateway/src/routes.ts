@@ -25,6 +25,8 @@ export const ROUTES: readonly RouteRule[] = [
   { pattern: /^\/api\/ingest\/jobs\/[^/]+$/, service: 'ingest' },
   { pattern: /^\/api\/records\/(check-namlc-matches|link)$/, service: 'linking' },
   { pattern: /^\/api\/records\/[^/]+\/(links|linked)$/, service: 'linking' },
+  // Rejecting a link (DELETE) and ADMIN's restore of a rejected one (issue 34).
+  { pattern: /^\/api\/records\/[^/]+\/links\/[^/]+(\/restore)?$/, service: 'linking' },
   { pattern: /^\/api\/records$/, service: 'records' },
   { pattern: /^\/api\/records\/(deleted|search)$/, service: 'records' },
   { pattern: /^\/api\/records\/[^/]+(\/restore)?$/, service: 'records' },
