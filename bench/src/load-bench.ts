@@ -180,6 +180,11 @@ export interface LoadBenchOptions extends RunContext {
   seed: number;
   /** Other shares than LOAD_OPERATIONS' by operation name (a test's mix that reaches every operation). */
   shares?: Record<string, number>;
+  /**
+   * The gateway's per-user limits (issue 34): as `npm start` has them (the default: an officer's
+   * pace stays well under them), or off (a test's users asking without think time).
+   */
+  userLimits?: 'default' | 'off';
 }
 
 export interface OperationFigures {
@@ -749,6 +754,7 @@ export async function runLoadBench(options: LoadBenchOptions): Promise<LoadRepor
   const { system, base, guard } = await startBenchSystem({
     ...options,
     env,
+    userLimits: options.userLimits ?? 'default',
     beforeServices: seedStores,
     readyTimeoutMs: READY_TIMEOUT_MS,
   });

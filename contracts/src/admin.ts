@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { ContactRequestSchema } from './auth.ts';
 import { offsetPageQuery } from './common.ts';
+import { OrganizationSchema } from './organizations.ts';
 
 /**
  * What ADMIN alone reads beyond SPEC §2's Admin Panel (issue 19): the inbox of contact requests
@@ -102,6 +103,39 @@ export const ServiceHealthSchema = z.object({
 });
 export type ServiceHealth = z.infer<typeof ServiceHealthSchema>;
 
+// --- Security alerts (issue 34) ------------------------------------------------------------------
+
+/**
+ * What an alert is about: link attempts the linking service answered 404 (`link-refusals`), or
+ * requests refused over a per-user limit (`rate-limits`).
+ */
+export const SECURITY_ALERT_KINDS = ['link-refusals', 'rate-limits'] as const;
+export const SecurityAlertKindSchema = z.enum(SECURITY_ALERT_KINDS);
+export type SecurityAlertKind = z.infer<typeof SecurityAlertKindSchema>;
+
+/**
+ * One alert the gateway raised: a user reached `count` refusals of one kind within `windowSeconds`
+ * (one alert per user, kind and window). `path` is the last path tried, without its query string.
+ */
+export const SecurityAlertSchema = z.object({
+  at: z.iso.datetime(),
+  userId: z.string().min(1).max(100),
+  organization: OrganizationSchema,
+  kind: SecurityAlertKindSchema,
+  count: Count,
+  windowSeconds: Count,
+  path: z.string().max(500),
+});
+export type SecurityAlert = z.infer<typeof SecurityAlertSchema>;
+
+/**
+ * The Redis list the gateway keeps its alerts in, newest first, after the gateway's REDIS_PREFIX
+ * (`nrad:gateway:security-alerts`); the ops service reads it (its OPS_GATEWAY_REDIS_PREFIX).
+ */
+export const SECURITY_ALERTS_KEY = 'security-alerts';
+/** Alerts kept in that list (the older ones are dropped; the audit trail keeps every one). */
+export const SECURITY_ALERTS_KEPT = 200;
+
 /** `GET /api/admin/operations` (ADMIN only): a snapshot an operator's script can watch. */
 export const OperationsSchema = z.object({
   at: z.string(),
@@ -109,6 +143,8 @@ export const OperationsSchema = z.object({
   consumers: z.array(ConsumerStateSchema),
   queues: z.array(QueueStateSchema),
   services: z.array(ServiceHealthSchema),
+  /** The gateway's latest security alerts (at most SECURITY_ALERTS_KEPT), newest first. */
+  alerts: z.array(SecurityAlertSchema),
   /** What could not be read this time (NATS or Redis down), in words; empty when all is well. */
   problems: z.array(z.string()),
 });

@@ -19,19 +19,23 @@ import type { Redis } from 'ioredis';
 import Koa from 'koa';
 import { createAuthClient } from './auth/auth-client.ts';
 import { hitAddressLimit, LoginGuard } from './auth/login-guard.ts';
-import { refreshSessionUser, sessionRoutes } from './auth/routes.ts';
+import { actorOf, refreshSessionUser, sessionRoutes } from './auth/routes.ts';
 import type { GatewayConfig } from './config.ts';
 import { frontendRoutes } from './frontends.ts';
 import { createProxy } from './proxy/proxy.ts';
-import { routeFor, type ServiceName } from './routes.ts';
+import { routeFor, type ServiceName, userLimitOf } from './routes.ts';
 import { sameOriginWrites, securityHeaders } from './security.ts';
 import { sessionMiddleware, sessionUser } from './session/session.ts';
+import { UserLimits } from './user-limits.ts';
 
 export interface GatewayDeps {
   config: GatewayConfig;
   redis: Redis;
   logger: Logger;
-  /** Where sign-ins, failed sign-ins, lockouts and sign-outs are recorded (started by the caller). */
+  /**
+   * Where sign-ins, failed sign-ins, lockouts, sign-outs, requests over a per-user limit and security
+   * alerts are recorded (started by the caller).
+   */
   audit: Pick<AuditTrail, 'record'>;
 }
 
@@ -70,6 +74,7 @@ export function createGateway({ config, redis, logger, audit }: GatewayDeps) {
     ipMaxFailures: config.LOGIN_IP_MAX_FAILURES,
     ipWindowSeconds: config.LOGIN_IP_WINDOW_MINUTES * 60,
   });
+  const userLimits = new UserLimits({ redis, prefix, config, audit, logger });
   const proxy = createProxy({ timeoutMs: config.UPSTREAM_TIMEOUT_MS, logger });
   const metrics = createMetrics('gateway');
   const readiness = {
@@ -144,6 +149,19 @@ export function createGateway({ config, redis, logger, audit }: GatewayDeps) {
         ctx.set('Retry-After', String(wait));
         throw new AppError(ERROR_CODES.rateLimited, 'Too many requests from your network. Please try again later.');
       }
+    }
+    const limit = user ? userLimitOf(rule, ctx.method) : undefined;
+    if (user && limit) {
+      const actor = actorOf(ctx as unknown as Koa.Context, user);
+      const refusal = await userLimits.take(limit, user, actor, ctx.path);
+      if (refusal) {
+        ctx.set('Retry-After', String(refusal.retryAfter));
+        throw new AppError(ERROR_CODES.rateLimited, refusal.message);
+      }
+      await forwardAs(ctx as unknown as Koa.Context, user, rule.service);
+      // The linking service answers 404 for a record the user may not see, like a missing one.
+      if (limit === 'link-attempts' && ctx.status === 404) await userLimits.linkRefused(user, actor, ctx.path);
+      return;
     }
     await forwardAs(ctx as unknown as Koa.Context, user, rule.service);
   });

@@ -2,6 +2,7 @@ import { auditEnv, env, loadConfig } from '@nrad/service-kit';
 import { z } from 'zod';
 
 const minutes = (fallback: number) => z.coerce.number().positive().default(fallback);
+const perMinute = (fallback: number) => z.coerce.number().int().min(0).default(fallback);
 
 /** MF_REMOTES: `{"<remote>": "<URL of its mf-manifest.json>"}`, an absolute URL or a path. */
 const remotesSchema = z
@@ -57,6 +58,26 @@ export const GatewayConfigSchema = z.object({
   LOGIN_IP_WINDOW_MINUTES: minutes(15),
   /** Registrations from one address per hour. */
   REGISTER_IP_MAX_PER_HOUR: z.coerce.number().int().positive().default(100),
+  /**
+   * Requests per signed-in user (ADMIN too) per minute, by kind (issue 34; routes.ts says which
+   * paths count as which). Over a limit: 429 with Retry-After, and the request does not reach the
+   * service. 0 turns a limit off.
+   */
+  USER_LIMIT_NAMLC_CHECKS_PER_MINUTE: perMinute(30),
+  /** Link attempts: POST /api/records/link, rejecting a link and ADMIN's restore of one. */
+  USER_LIMIT_LINK_ATTEMPTS_PER_MINUTE: perMinute(30),
+  USER_LIMIT_SEARCHES_PER_MINUTE: perMinute(120),
+  /** Pages of GET /api/records, /api/records/deleted and /api/admin/records. */
+  USER_LIMIT_LIST_PAGES_PER_MINUTE: perMinute(240),
+  /**
+   * A security alert (audit `security.alert`, listed in the operations console) when one user has
+   * this many link attempts answered 404 within the window; one alert per user and window.
+   */
+  ALERT_LINK_REFUSALS: z.coerce.number().int().positive().default(10),
+  ALERT_LINK_REFUSALS_WINDOW_MINUTES: minutes(10),
+  /** The same for requests refused over the per-user limits above. */
+  ALERT_RATE_LIMITS: z.coerce.number().int().positive().default(3),
+  ALERT_RATE_LIMITS_WINDOW_MINUTES: minutes(10),
   /** Take the client address from X-Forwarded-For (only behind a proxy you trust). */
   TRUST_PROXY: env.bool(false),
   /**

@@ -5,6 +5,12 @@
  */
 export type ServiceName = 'auth' | 'records' | 'linking' | 'stats' | 'ingest' | 'report' | 'ops' | 'audit';
 
+/**
+ * The per-user limits (issue 34): each signed-in user's requests of a kind per minute, counted in
+ * Redis (the numbers are GatewayConfig's USER_LIMIT_*; user-limits.ts applies them).
+ */
+export type UserLimitName = 'namlc-checks' | 'link-attempts' | 'searches' | 'list-pages';
+
 export interface RouteRule {
   pattern: RegExp;
   service: ServiceName;
@@ -12,6 +18,8 @@ export interface RouteRule {
   public?: boolean;
   /** Requests per address per hour, counted in Redis (see GatewayConfig for the numbers). */
   addressLimit?: 'registrations';
+  /** The per-user limit a request of this method counts against (other methods: none). */
+  userLimit?: Partial<Record<'GET' | 'POST' | 'PUT' | 'DELETE', UserLimitName>>;
 }
 
 export const ROUTES: readonly RouteRule[] = [
@@ -23,14 +31,21 @@ export const ROUTES: readonly RouteRule[] = [
   // `check-namlc-matches`, `batch-upload` and `template`.
   { pattern: /^\/api\/records\/(batch-upload|template)$/, service: 'ingest' },
   { pattern: /^\/api\/ingest\/jobs\/[^/]+$/, service: 'ingest' },
-  { pattern: /^\/api\/records\/(check-namlc-matches|link)$/, service: 'linking' },
+  { pattern: /^\/api\/records\/check-namlc-matches$/, service: 'linking', userLimit: { POST: 'namlc-checks' } },
+  { pattern: /^\/api\/records\/link$/, service: 'linking', userLimit: { POST: 'link-attempts' } },
   { pattern: /^\/api\/records\/[^/]+\/(links|linked)$/, service: 'linking' },
   // Rejecting a link (DELETE) and ADMIN's restore of a rejected one (issue 34).
-  { pattern: /^\/api\/records\/[^/]+\/links\/[^/]+(\/restore)?$/, service: 'linking' },
-  { pattern: /^\/api\/records$/, service: 'records' },
-  { pattern: /^\/api\/records\/(deleted|search)$/, service: 'records' },
+  { pattern: /^\/api\/records\/[^/]+\/links\/[^/]+$/, service: 'linking', userLimit: { DELETE: 'link-attempts' } },
+  {
+    pattern: /^\/api\/records\/[^/]+\/links\/[^/]+\/restore$/,
+    service: 'linking',
+    userLimit: { POST: 'link-attempts' },
+  },
+  { pattern: /^\/api\/records$/, service: 'records', userLimit: { GET: 'list-pages' } },
+  { pattern: /^\/api\/records\/deleted$/, service: 'records', userLimit: { GET: 'list-pages' } },
+  { pattern: /^\/api\/records\/search$/, service: 'records', userLimit: { POST: 'searches' } },
   { pattern: /^\/api\/records\/[^/]+(\/restore)?$/, service: 'records' },
-  { pattern: /^\/api\/admin\/records$/, service: 'records' },
+  { pattern: /^\/api\/admin\/records$/, service: 'records', userLimit: { GET: 'list-pages' } },
   { pattern: /^\/api\/stats(\/countries|\/breakdown)?$/, service: 'stats' },
   { pattern: /^\/api\/links\/summary$/, service: 'linking' },
   { pattern: /^\/api\/generate-report$/, service: 'report' },
@@ -43,4 +58,10 @@ export const ROUTES: readonly RouteRule[] = [
 
 export function routeFor(path: string): RouteRule | undefined {
   return ROUTES.find((r) => r.pattern.test(path));
+}
+
+/** The per-user limit a request counts against, if any. */
+export function userLimitOf(rule: RouteRule, method: string): UserLimitName | undefined {
+  const counted = method === 'HEAD' ? 'GET' : method; // a HEAD is answered as its GET
+  return rule.userLimit?.[counted as keyof NonNullable<RouteRule['userLimit']>];
 }

@@ -146,6 +146,8 @@ export async function createAuthStack(t: TestNamespace) {
     queues: [ingestConfig.INGEST_QUEUE, reportConfig.REPORT_QUEUE],
     streamPrefix: t.stream(''),
     services: serviceUrls,
+    // The gateways below keep their security alerts under this prefix (REDIS_PREFIX).
+    gatewayRedisPrefix: `${t.redisPrefix}gw:`,
   });
   const ops = await createOpsApp({ config: opsConfig, bus, logger });
   const opsServer = await listen(ops.app, 0, '127.0.0.1');

@@ -97,11 +97,16 @@ describe('linking through the gateway', () => {
       incidentDate: '2025-02-14',
       caseAmount: '12500',
     };
-    let matches: Array<{ id: string; organization: string; confidence: number }> = [];
-    await waitUntil('record indexed', async () => {
-      matches = (await customs.agent.post('/api/records/check-namlc-matches').send(check).expect(200)).body.matches;
-      return matches.some((m) => m.id === a.id);
-    });
+    // Indexed once its owner can read its links (not a NAMLC check: those count against the
+    // per-user limit of 30 a minute, which polling would reach).
+    await waitUntil(
+      'record indexed',
+      async () => (await police.agent.get(`/api/records/${a.id}/links`)).status === 200,
+    );
+    const matches: Array<{ id: string; organization: string; confidence: number }> = (
+      await customs.agent.post('/api/records/check-namlc-matches').send(check).expect(200)
+    ).body.matches;
+    expect(matches.map((m) => m.id)).toContain(a.id);
     expect(matches[0]).toMatchObject({ id: a.id, organization: 'BPS', incidentNumber: a.incidentNumber });
     const { suspectDob: _dob, ...incomplete } = check;
     const res = await customs.agent.post('/api/records/check-namlc-matches').send(incomplete).expect(400);

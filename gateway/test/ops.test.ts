@@ -34,6 +34,7 @@ describe('GET /api/admin/operations', () => {
   it('shows every service ready with its build, the queues, and the streams and consumers of this system', async () => {
     const ops = await operations();
     expect(ops.problems).toEqual([]);
+    expect(ops.alerts).toEqual([]); // no one refused yet (gateway/test/user-limits.test.ts raises some)
     expect(ops.services.map((s) => s.name).sort()).toEqual([
       'audit',
       'auth',

@@ -83,11 +83,39 @@ describe('Operations console', () => {
       expect(within(region('Consumers')).getByText(consumer.name)).toBeInTheDocument();
     }
     if (server.problems.length === 0) expect(screen.queryByText('Problems')).toBeNull();
+    // No one has been refused yet in this file's system.
+    expect(server.alerts).toEqual([]);
+    expect(within(region('Security alerts')).getByText('No security alerts')).toBeInTheDocument();
 
     const board = screen.getByRole('link', { name: 'Open queue board' });
     expect(board).toHaveAttribute('href', QUEUES_BOARD_PATH);
     expect(board).toHaveAttribute('target', '_blank');
     expect(screen.getByRole('link', { name: '← Admin Panel' })).toHaveAttribute('href', '/admin');
+  });
+
+  it('shows a security alert the gateway raised: who, what, how many in what window, the last path', async () => {
+    const customs = await signedInAs('CUS');
+    const me = (await (await fetch('/api/auth/user')).json()) as { user: { id: string } };
+    // Ten link attempts the linking service answers 404 (ids nobody holds, made a day ago) raise one alert.
+    const dayAgo = (Math.floor(Date.now() / 1000) - 86_400).toString(16).padStart(8, '0');
+    const id = (n: number) => `${dayAgo}${n.toString(16).padStart(16, '0')}`;
+    for (let n = 1; n <= 10; n++) {
+      const response = await fetch('/api/records/link', {
+        method: 'POST',
+        headers: { 'Content-Type': 'application/json' },
+        body: JSON.stringify({ sourceRecordId: id(2 * n), linkedRecordId: id(2 * n + 1) }),
+      });
+      expect(response.status, `${customs.email} link attempt ${n}`).toBe(404);
+    }
+    await signedInAsAdmin();
+    renderOperations();
+    await screen.findByRole('region', { name: 'Security alerts' });
+    const row = rowIn('Security alerts', me.user.id);
+    expect(within(row).getByText('CUS')).toBeInTheDocument();
+    expect(within(row).getByText('Link attempts refused')).toBeInTheDocument();
+    expect(within(row).getByText('10 in 10 minutes')).toBeInTheDocument();
+    expect(within(row).getByText('/api/records/link')).toBeInTheDocument();
+    expect(within(region('Security alerts')).queryByText('No security alerts')).toBeNull();
   });
 
   it('reads the snapshot again every few seconds', { timeout: 30_000 }, async () => {

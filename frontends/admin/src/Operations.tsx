@@ -6,10 +6,12 @@ import {
   type Operations as OperationsSnapshot,
   QUEUES_BOARD_PATH,
   type QueueState,
+  type SecurityAlert,
+  type SecurityAlertKind,
   type ServiceHealth,
   type StreamState,
 } from '@nrad/contracts';
-import { apiRequest, Button, Flex, formatDateTime, messageOf, Spin, Tag } from '@nrad/shared';
+import { apiRequest, Button, Flex, formatDateTime, messageOf, OrganizationBadge, Spin, Tag } from '@nrad/shared';
 import { Alert, Card, Table, type TableProps, Typography } from '@nrad/shared/ui';
 import { useQuery } from '@tanstack/react-query';
 import type { ReactNode } from 'react';
@@ -189,6 +191,53 @@ function Consumers({ consumers }: { consumers: ConsumerState[] }) {
   );
 }
 
+const ALERT_KINDS: Record<SecurityAlertKind, string> = {
+  'link-refusals': 'Link attempts refused',
+  'rate-limits': 'Limits hit',
+};
+
+/** A window in words: "10 minutes", "90 seconds". */
+export function windowText(seconds: number): string {
+  if (seconds % 60 !== 0) return `${count(seconds)} second${seconds === 1 ? '' : 's'}`;
+  const minutes = seconds / 60;
+  return `${count(minutes)} minute${minutes === 1 ? '' : 's'}`;
+}
+
+/** The gateway's security alerts (issue 34), newest first: who, what, how many in what window, the last path. */
+function Alerts({ alerts }: { alerts: SecurityAlert[] }) {
+  return (
+    <List<SecurityAlert>
+      rowKey={(a) => `${a.at}:${a.userId}:${a.kind}`}
+      dataSource={alerts}
+      locale={{ emptyText: 'No security alerts' }}
+      columns={[
+        { title: 'Raised', dataIndex: 'at', render: (at: string) => formatDateTime(at, '—') },
+        {
+          title: 'User',
+          key: 'user',
+          render: (_, a) => (
+            <Flex gap={4} align="center">
+              <OrganizationBadge code={a.organization} />
+              <Typography.Text code>{a.userId}</Typography.Text>
+            </Flex>
+          ),
+        },
+        {
+          title: 'Alert',
+          dataIndex: 'kind',
+          render: (kind: SecurityAlertKind) => <Tag color="red">{ALERT_KINDS[kind]}</Tag>,
+        },
+        { title: 'Count', key: 'count', render: (_, a) => `${count(a.count)} in ${windowText(a.windowSeconds)}` },
+        {
+          title: 'Last path',
+          dataIndex: 'path',
+          render: (path: string) => <Typography.Text code>{path}</Typography.Text>,
+        },
+      ]}
+    />
+  );
+}
+
 /** The console's content: one snapshot of GET /api/admin/operations, read again every few seconds. */
 function Console() {
   const isAdmin = useIsAdmin();
@@ -253,6 +302,9 @@ function Console() {
       )}
       {data && (
         <>
+          <Part title="Security alerts">
+            <Alerts alerts={data.alerts} />
+          </Part>
           <Part title="Services">
             <Services services={data.services} />
           </Part>
@@ -272,9 +324,10 @@ function Console() {
 }
 
 /**
- * The operations console (/admin/operations, ADMIN only; issue 19): the services' readiness, the
- * BullMQ queues (and a way to bull-board, a page of its own), the JetStream streams and their
- * consumers, and whatever could not be read — refreshed every OPERATIONS_REFRESH_MS.
+ * The operations console (/admin/operations, ADMIN only; issue 19): the gateway's security alerts
+ * (issue 34), the services' readiness, the BullMQ queues (and a way to bull-board, a page of its
+ * own), the JetStream streams and their consumers, and whatever could not be read — refreshed
+ * every OPERATIONS_REFRESH_MS.
  */
 export default function Operations() {
   return (

@@ -23,7 +23,7 @@ export interface SessionRouteDeps {
 }
 
 /** Who signs in or out: the user when known, else nobody yet (a failed attempt names the email). */
-function actorOf(ctx: Koa.Context, user?: Pick<PublicUser, 'id' | 'organization'>): AuditActor {
+export function actorOf(ctx: Koa.Context, user?: Pick<PublicUser, 'id' | 'organization'>): AuditActor {
   return {
     userId: user?.id ?? null,
     organization: user?.organization ?? null,

@@ -2,6 +2,7 @@ import { AuditTrail, type Bus, busReadiness, createServiceApp, type Logger, Redi
 import { pingRedis } from '@nrad/service-kit/queues';
 import type { OpsConfig } from './config.ts';
 
+import { AlertWatch } from './data/alerts.ts';
 import { QueueWatch } from './data/queues.ts';
 import { apiRoutes, queueBoard } from './http/routes.ts';
 
@@ -13,7 +14,8 @@ export interface OpsAppDeps {
 
 /**
  * Builds the ops service: the queues it watches, the audit trail (started; its spool in Redis),
- * `GET /api/admin/operations` and the queue board. It stores nothing else. `stop()` stops the
+ * `GET /api/admin/operations` (with the gateway's security alerts, read on the queues' Redis
+ * connection) and the queue board. It stores nothing else. `stop()` stops the
  * trail and closes the queues' connection; the caller closes the bus.
  */
 export async function createApp({ config, bus, logger }: OpsAppDeps) {
@@ -50,6 +52,7 @@ export async function createApp({ config, bus, logger }: OpsAppDeps) {
   const api = apiRoutes({
     bus,
     queues,
+    alerts: new AlertWatch(queues.connection, config.OPS_GATEWAY_REDIS_PREFIX, logger),
     services: config.OPS_SERVICES,
     streamPrefix: config.OPS_STREAM_PREFIX,
     logger,

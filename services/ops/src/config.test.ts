@@ -8,13 +8,14 @@ const base = {
 };
 
 describe('ops configuration', () => {
-  it('defaults: port 8087, the ingest and report queues under bull, every stream, no services', () => {
+  it("defaults: port 8087, the ingest and report queues under bull, every stream, no services, the gateway's alerts", () => {
     expect(OpsConfigSchema.parse(base)).toMatchObject({
       PORT: 8087,
       OPS_QUEUES: ['ingest', 'report'],
       OPS_QUEUE_PREFIX: 'bull',
       OPS_STREAM_PREFIX: '',
       OPS_SERVICES: [],
+      OPS_GATEWAY_REDIS_PREFIX: 'nrad:gateway:',
     });
   });
 

@@ -58,6 +58,11 @@ export const OpsConfigSchema = z.object({
   ...auditEnv,
   /** Prefix of the Redis keys ops writes itself: its audit spool (events NATS did not take yet). */
   REDIS_PREFIX: z.string().default('nrad:ops:'),
+  /**
+   * The gateway's REDIS_PREFIX (on the same Redis): its security alerts are read from
+   * `<this>security-alerts` (issue 34).
+   */
+  OPS_GATEWAY_REDIS_PREFIX: z.string().default('nrad:gateway:'),
 });
 export type OpsConfig = z.output<typeof OpsConfigSchema>;
 
