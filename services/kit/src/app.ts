@@ -195,7 +195,9 @@ export function jsonBody(options: {
   largeBodyPaths?: Array<{ path: RegExp; limit: string }>;
 }): Middleware {
   const rawBodyPaths = options.rawBodyPaths ?? [];
-  const parser = (limit: string) => bodyParser({ enableTypes: ['json'], jsonLimit: limit, jsonStrict: true });
+  // DELETE too: rejecting a link sends its reason (issue 34).
+  const parser = (limit: string) =>
+    bodyParser({ enableTypes: ['json'], jsonLimit: limit, jsonStrict: true, parsedMethods: [...BODY_METHODS] });
   const normal = parser(options.limit);
   const large = (options.largeBodyPaths ?? []).map((p) => ({ path: p.path, parse: parser(p.limit) }));
   return async function jsonBody(ctx, next) {

@@ -11,6 +11,7 @@ import {
 import type { Connection } from 'mongoose';
 import type { LinkingConfig } from './config.ts';
 import { LinkingStore } from './data/store.ts';
+import { Disclosures } from './domain/disclosures.ts';
 import { LinkRegistry } from './domain/link-registry.ts';
 import { MatchIndex } from './domain/match-index.ts';
 import { MatchRate } from './domain/match-rate.ts';
@@ -55,6 +56,9 @@ export async function createApp({ config, db, bus, logger }: LinkingAppDeps) {
     logger,
     autoLink: config.AUTO_LINK,
     threshold: config.LINK_THRESHOLD,
+    disclosureThreshold: config.DISCLOSURE_THRESHOLD,
+    disclosures: new Disclosures(),
+    disclosureTtlMs: config.DISCLOSURE_TTL_MINUTES * 60_000,
     matchLimit: config.MATCH_LIMIT,
     recordWaitMs: config.RECORD_WAIT_MS,
     linksSubjectPrefix: config.LINKS_SUBJECT_PREFIX,

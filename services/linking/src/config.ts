@@ -3,40 +3,58 @@ import { auditEnv, baseServiceEnv, env, loadConfig, recordEventsEnv } from '@nra
 import { z } from 'zod';
 import { DEFAULT_THRESHOLD } from './matching/index.ts';
 
-export const LinkingConfigSchema = z.object({
-  ...baseServiceEnv,
-  PORT: env.port(8083),
-  MONGO_DB: z.string().min(1).default('nrad_linking'),
-  NATS_URL: z.string({ error: 'is required' }).min(1, 'is required'),
-  ...recordEventsEnv('linking'),
-  /** Where `links.created` goes. */
-  LINKS_STREAM: env.streamName(LINKS_STREAM),
-  LINKS_SUBJECT_PREFIX: env.subjectPrefix('links'),
-  /**
-   * The audit stream (issue 21): NAMLC checks, reads of links and refusals; a link's `link.create`
-   * goes through the link's outbox beside its `links.created`.
-   */
-  ...auditEnv,
-  /** Whether new records are linked automatically (off: only the NAMLC check and manual links). */
-  AUTO_LINK: env.bool(true),
-  /**
-   * One name word agreeing beside one that disagrees outright (Manfred and Gabriele Neumann born
-   * the same day) links only when the word is rare and exact and the dates of birth are the same
-   * (ScoreOptions.strictNames; ADR 0007 gives the figures both ways).
-   */
-  LINK_STRICT_NAMES: env.bool(false),
-  /** Lowest confidence (0–100) for an automatic link and for a NAMLC check result. */
-  LINK_THRESHOLD: z.coerce.number().min(0).max(100).default(DEFAULT_THRESHOLD),
-  /** Most results of one NAMLC check. */
-  MATCH_LIMIT: z.coerce.number().int().min(1).max(500).default(50),
-  /**
-   * How long a request naming a record created moments ago waits for its `records.created` to
-   * reach the index (the record was just saved; its event is on its way). Milliseconds.
-   */
-  RECORD_WAIT_MS: z.coerce.number().int().min(0).max(30_000).default(5000),
-  /** How often links whose event could not be published are retried (milliseconds). */
-  RELAY_RETRY_MS: z.coerce.number().int().min(50).default(1000),
-});
+export const LinkingConfigSchema = z
+  .object({
+    ...baseServiceEnv,
+    PORT: env.port(8083),
+    MONGO_DB: z.string().min(1).default('nrad_linking'),
+    NATS_URL: z.string({ error: 'is required' }).min(1, 'is required'),
+    ...recordEventsEnv('linking'),
+    /** Where `links.created` goes. */
+    LINKS_STREAM: env.streamName(LINKS_STREAM),
+    LINKS_SUBJECT_PREFIX: env.subjectPrefix('links'),
+    /**
+     * The audit stream (issue 21): NAMLC checks, reads of links and refusals; a link's `link.create`
+     * goes through the link's outbox beside its `links.created`.
+     */
+    ...auditEnv,
+    /** Whether new records are linked automatically (off: only the NAMLC check and manual links). */
+    AUTO_LINK: env.bool(true),
+    /**
+     * One name word agreeing beside one that disagrees outright (Manfred and Gabriele Neumann born
+     * the same day) links only when the word is rare and exact and the dates of birth are the same
+     * (ScoreOptions.strictNames; ADR 0007 gives the figures both ways).
+     */
+    LINK_STRICT_NAMES: env.bool(false),
+    /** Lowest confidence (0–100) for an automatic link; at least DISCLOSURE_THRESHOLD. */
+    LINK_THRESHOLD: z.coerce.number().min(0).max(100).default(DEFAULT_THRESHOLD),
+    /**
+     * Lowest confidence (0–100) at which another agency's record is disclosed (issue 34): a NAMLC
+     * check shows a match, and a manual link is made, only at or above it (as the service scores
+     * the stored pair), or for a record the same user's check disclosed within DISCLOSURE_TTL_MINUTES.
+     */
+    DISCLOSURE_THRESHOLD: z.coerce.number().min(50).max(100).default(DEFAULT_THRESHOLD),
+    /** How long a NAMLC check's disclosure of a record lets the same user link it (minutes). */
+    DISCLOSURE_TTL_MINUTES: z.coerce
+      .number()
+      .int()
+      .min(1)
+      .max(24 * 60)
+      .default(30),
+    /** Most results of one NAMLC check. */
+    MATCH_LIMIT: z.coerce.number().int().min(1).max(500).default(50),
+    /**
+     * How long a request naming a record created moments ago waits for its `records.created` to
+     * reach the index (the record was just saved; its event is on its way). Milliseconds.
+     */
+    RECORD_WAIT_MS: z.coerce.number().int().min(0).max(30_000).default(5000),
+    /** How often links whose event could not be published are retried (milliseconds). */
+    RELAY_RETRY_MS: z.coerce.number().int().min(50).default(1000),
+  })
+  .refine((c) => c.LINK_THRESHOLD >= c.DISCLOSURE_THRESHOLD, {
+    path: ['LINK_THRESHOLD'],
+    message: 'must be at least DISCLOSURE_THRESHOLD (an automatic link discloses the other record)',
+  });
 export type LinkingConfig = z.output<typeof LinkingConfigSchema>;
 
 export const loadLinkingConfig = (source: Record<string, string | undefined> = process.env) =>

@@ -150,15 +150,17 @@ describe('audit events of the linking service (issue 21)', () => {
           .expect(404)
       ).body,
     ).toMatchObject(notFound);
-    // An id nobody holds is no other agency's: a 404 without a refusal.
-    await fiaApi.get('/api/records/0123456789abcdef01234567/links').expect(404);
+    // An id nobody holds is refused and recorded alike (issue 34: the trail and the time of the
+    // answer must not tell another agency's id from a missing one).
+    expect((await fiaApi.get('/api/records/0123456789abcdef01234567/links').expect(404)).body).toMatchObject(notFound);
     // Linking one's own record with another agency's is what links are for: no refusal.
     await fiaApi.post('/api/records/link').send({ sourceRecordId: own.id, linkedRecordId: police.id }).expect(201);
 
     const events = await h.settledAudit();
     const refused = events.filter((e) => e.action === 'access.refused');
-    expect(refused).toHaveLength(3);
-    for (const e of refused) {
+    expect(refused).toHaveLength(4);
+    expect(refused.filter((e) => e.recordIds[0] === '0123456789abcdef01234567')).toHaveLength(1);
+    for (const e of refused.filter((r) => r.recordIds[0] !== '0123456789abcdef01234567')) {
       expect(e).toMatchObject({
         userId: fia.userId,
         organization: 'FIA',

@@ -61,7 +61,8 @@ export interface LinkingHarness {
   stop(): Promise<void>;
 }
 
-const LINKING_PATH = /^\/api\/(records\/((check-namlc-matches|link)|[^/]+\/(links|linked))|links\/summary)$/;
+const LINKING_PATH =
+  /^\/api\/(records\/((check-namlc-matches|link)|[^/]+\/(links|linked)|[^/]+\/links\/[^/]+(\/restore)?)|links\/summary)$/;
 
 export async function startLinking(options: { threshold?: number; autoLink?: boolean } = {}): Promise<LinkingHarness> {
   const t = testNamespace();

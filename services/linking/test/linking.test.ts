@@ -10,8 +10,8 @@ import {
 import { waitUntil } from '@nrad/infra/harness';
 import { Types } from 'mongoose';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { ALREADY_LINKED } from '../src/use-cases/linking.ts';
-import { type LinkingHarness, startLinking, userOf } from './harness.ts';
+import { ALREADY_LINKED, applyRecordEvents } from '../src/use-cases/linking.ts';
+import { type LinkingHarness, recordBody, startLinking, userOf } from './harness.ts';
 
 const bps = userOf('BPS', 'Betty Police');
 const fia = userOf('FIA', 'Frank Intelligence');
@@ -351,11 +351,13 @@ describe('POST /api/records/link and the link views', () => {
   let police: CaseRecord;
   let fiu: CaseRecord;
   let customs: CaseRecord;
+  let stranger: CaseRecord;
   beforeAll(async () => {
     h = await startLinking({ autoLink: false }); // every link here is made by hand
     police = await h.create(bps, { suspectName: 'Harriet Quinn', suspectDob: '1966-06-06' });
     fiu = await h.create(fia, { suspectName: 'Harriet Quin', suspectDob: '1966-06-06' });
-    customs = await h.create(cus, { suspectName: 'Someone Else', suspectDob: '1999-09-09', caseAmount: '3' });
+    customs = await h.create(cus, { suspectName: 'Quinn, Harriet', suspectDob: '1966-06-06', caseAmount: '3' });
+    stranger = await h.create(cus, { suspectName: 'Someone Else', suspectDob: '1999-09-09', caseAmount: '3' });
   });
 
   it('links the caller’s record to another agency’s with the scorer’s confidence; a second time is 409', async () => {
@@ -395,24 +397,30 @@ describe('POST /api/records/link and the link views', () => {
     const events = (await h.linkEvents()).filter((e) => e.link.id === link.id);
     expect(events).toHaveLength(1);
     expect(events[0]?.actor).toEqual({ userId: fia.userId, name: fia.name, organization: 'FIA' });
-  });
 
-  it('keeps a low confidence for a link the investigator makes against the evidence; the client cannot set it', async () => {
-    const api = await h.as(cus);
-    const res = await api
-      .post('/api/records/link')
-      .send({ sourceRecordId: customs.id, linkedRecordId: police.id })
-      .expect(201);
-    expect(res.body.confidence).toBeLessThan(h.config.LINK_THRESHOLD);
-    expectExplained(res.body);
-    const forged = await api
+    // Customs' record of the same person links too; the client cannot set the confidence.
+    const cusApi = await h.as(cus);
+    await cusApi.post('/api/records/link').send({ sourceRecordId: customs.id, linkedRecordId: police.id }).expect(201);
+    const forged = await cusApi
       .post('/api/records/link')
       .send({ sourceRecordId: customs.id, linkedRecordId: fiu.id, confidence: 100 })
       .expect(400);
     expect(forged.body.message).toMatch(/confidence/);
   });
 
-  it('refuses self-links, foreign or missing sources, missing or deleted targets, one agency’s pairs and bad ids', async () => {
+  it('refuses a link against the evidence (issue 34): a pair agreeing on nothing is 404 like a missing id, and discloses nothing', async () => {
+    const api = await h.as(cus);
+    const refused = await api
+      .post('/api/records/link')
+      .send({ sourceRecordId: stranger.id, linkedRecordId: police.id })
+      .expect(404);
+    expect(refused.body).toEqual({ message: 'Linked record not found', code: 'NOT_FOUND' });
+    expect(JSON.stringify(refused.body)).not.toContain('Harriet');
+    expect(h.built.deps.links.forRecord(stranger.id)).toEqual([]);
+    expect(await linksOf(h, cus, stranger.id)).toEqual([]);
+  });
+
+  it('answers every refusal of the other id the same 404: missing, own agency, deleted, too weak, a guessed neighbour', async () => {
     const api = await h.as(fia);
     const self = await api
       .post('/api/records/link')
@@ -424,26 +432,32 @@ describe('POST /api/records/link and the link views', () => {
       .post('/api/records/link')
       .send({ sourceRecordId: police.id, linkedRecordId: customs.id })
       .expect(404);
-    const missing = await api
+    const missingSource = await api
       .post('/api/records/link')
       .send({ sourceRecordId: '0123456789abcdef01234567', linkedRecordId: customs.id })
       .expect(404);
-    expect(foreign.body).toEqual(missing.body);
-    await api
-      .post('/api/records/link')
-      .send({ sourceRecordId: fiu.id, linkedRecordId: '0123456789abcdef01234567' })
-      .expect(404);
-    const second = await h.create(fia, { suspectName: 'Harriet Quinn', suspectDob: '1966-06-06' });
-    const same = await api
-      .post('/api/records/link')
-      .send({ sourceRecordId: second.id, linkedRecordId: fiu.id })
-      .expect(400);
-    expect(same.body.message).toBe('Records of the same organization cannot be linked');
+    expect(foreign.body).toEqual(missingSource.body);
 
-    const gone = await h.create(cus, { suspectName: 'Gone Soon', suspectDob: '1950-01-01' });
+    const second = await h.create(fia, { suspectName: 'Harriet Quinn', suspectDob: '1966-06-06' });
+    const gone = await h.create(cus, { suspectName: 'Harriet Quinn', suspectDob: '1966-06-06' });
     const deleted = (await (await h.as(cus)).delete(`/api/records/${gone.id}`).expect(200)).body as CaseRecord;
     await h.indexed(gone.id, deleted.version);
-    await api.post('/api/records/link').send({ sourceRecordId: second.id, linkedRecordId: gone.id }).expect(404);
+    // The id after the caller's own newest record: what a counter-based id gives away.
+    const neighbour = new Types.ObjectId(
+      `${second.id.slice(0, 18)}${(Number.parseInt(second.id.slice(18), 16) + 1).toString(16).padStart(6, '0')}`,
+    );
+    const answers = [];
+    for (const linkedRecordId of [
+      '0123456789abcdef01234567', // nobody's
+      fiu.id, // the caller's own agency
+      gone.id, // deleted
+      stranger.id, // another agency's, agreeing on nothing
+      neighbour.toHexString(), // guessed
+    ]) {
+      const res = await api.post('/api/records/link').send({ sourceRecordId: second.id, linkedRecordId }).expect(404);
+      answers.push(res.body);
+    }
+    for (const answer of answers) expect(answer).toEqual({ message: 'Linked record not found', code: 'NOT_FOUND' });
 
     for (const payload of [
       { sourceRecordId: 'nope', linkedRecordId: police.id },
@@ -455,6 +469,47 @@ describe('POST /api/records/link and the link views', () => {
       await api.post('/api/records/link').send(payload).expect(400);
     }
     expect(h.built.deps.links.forRecord(second.id)).toEqual([]);
+
+    // Every refusal is in the trail with what was tried and why (the caller saw only 404).
+    const refused = (await h.settledAudit()).filter((e) => e.action === 'link.refused' && e.userId === fia.userId);
+    expect(refused.map((e) => e.detail?.reason)).toEqual(
+      expect.arrayContaining(['unknown', 'same organization', 'deleted', 'too weak']),
+    );
+    for (const e of refused) expect(e).toMatchObject({ userId: fia.userId, organization: 'FIA' });
+  });
+
+  it('links a weak pair only for the user whose own NAMLC check disclosed the other record', async () => {
+    // FIA's record holds too little to match BPS's on its own.
+    const target = await h.create(bps, {
+      suspectName: 'Peregrine Oduya',
+      suspectDob: '1977-03-04',
+      incidentDate: '2024-03-03',
+      caseAmount: '800',
+    });
+    const weak = await h.create(fia, { suspectName: 'P Oduya', suspectDob: '1977-03-04' });
+    const fiaApi = await h.as(fia);
+    await fiaApi.post('/api/records/link').send({ sourceRecordId: weak.id, linkedRecordId: target.id }).expect(404);
+    // Another FIA user's check does not count for this one.
+    const colleague = userOf('FIA', 'Fiona Colleague');
+    const check = {
+      namlcOrganization: 'Bermuda Police Service',
+      suspectName: 'Peregrine Oduya',
+      suspectDob: '1977-03-04',
+      incidentDate: '2024-03-03',
+      caseAmount: '800',
+    };
+    const seen = await (await h.as(colleague)).post('/api/records/check-namlc-matches').send(check).expect(200);
+    expect(seen.body.matches.map((m: { id: string }) => m.id)).toEqual([target.id]);
+    await fiaApi.post('/api/records/link').send({ sourceRecordId: weak.id, linkedRecordId: target.id }).expect(404);
+    // The user's own check: the link is made (with the stored pair's own, low, confidence).
+    await fiaApi.post('/api/records/check-namlc-matches').send(check).expect(200);
+    const made = await fiaApi
+      .post('/api/records/link')
+      .send({ sourceRecordId: weak.id, linkedRecordId: target.id })
+      .expect(201);
+    expect(made.body.confidence).toBeLessThan(h.config.DISCLOSURE_THRESHOLD);
+    // The disclosure is kept in the store: a restart keeps it.
+    expect(await h.db.collection('disclosures').countDocuments({ userId: fia.userId, recordId: target.id })).toBe(1);
   });
 
   it('shows links only to the record’s owner and ADMIN; another agency’s id is 404 like a missing one', async () => {
@@ -511,6 +566,85 @@ describe('POST /api/records/link and the link views', () => {
   });
 });
 
+describe('DELETE /api/records/{id}/links/{linkedId}: rejecting a link (issue 34)', () => {
+  it('stops the other side’s view at once, clears the Linked flags, never links the pair again, and ADMIN restores it', async () => {
+    const h = await startLinking();
+    const police = await h.create(bps, { suspectName: 'Bartholomew Fairweather', suspectDob: '1970-10-10' });
+    const fiu = await h.create(fia, { suspectName: 'Fairweather, Bartholomew', suspectDob: '1970-10-10' });
+    await waitForLinks(h, fiu.id, 1);
+    const bpsApi = await h.as(bps);
+    const fiaApi = await h.as(fia);
+    const records = async (user: UserIdentity, id: string) =>
+      (await (await h.as(user)).get(`/api/records/${id}`).expect(200)).body as CaseRecord;
+    await waitUntil('the Linked flags', async () => (await records(bps, police.id)).linked, 10_000);
+
+    // Neither another agency nor a stranger to the pair may reject it: the same 404 as no link.
+    const cusApi = await h.as(cus);
+    const notFound = { message: 'Link not found', code: 'NOT_FOUND' };
+    expect((await cusApi.delete(`/api/records/${police.id}/links/${fiu.id}`).expect(404)).body).toEqual(notFound);
+    expect((await bpsApi.delete(`/api/records/${police.id}/links/0123456789abcdef01234567`).expect(404)).body).toEqual(
+      notFound,
+    );
+    await bpsApi
+      .delete(`/api/records/${police.id}/links/${fiu.id}`)
+      .send({ reason: 'x'.repeat(501) })
+      .expect(400);
+
+    // FIA rejects it, from its side, with a reason.
+    await fiaApi.delete(`/api/records/${fiu.id}/links/${police.id}`).send({ reason: 'Different person' }).expect(204);
+    expect(await linksOf(h, bps, police.id)).toEqual([]);
+    expect(await linksOf(h, fia, fiu.id)).toEqual([]);
+    expect((await bpsApi.get(`/api/records/${police.id}/linked`).expect(200)).body).toEqual([]);
+    expect((await (await h.as(admin)).get('/api/links/summary').expect(200)).body.total).toBe(0);
+    await waitUntil('the Linked flags cleared', async () => !(await records(bps, police.id)).linked, 10_000);
+    expect(await records(fia, fiu.id)).toMatchObject({ linked: false, linkedOrganizations: [] });
+    // Rejecting again is no link to reject.
+    await fiaApi.delete(`/api/records/${fiu.id}/links/${police.id}`).expect(404);
+
+    // ADMIN sees it, rejected, with who, when and why.
+    const adminApi = await h.as(admin);
+    const seen = (await adminApi.get(`/api/records/${police.id}/links`).expect(200)).body as RecordLinkView[];
+    expect(seen).toHaveLength(1);
+    expect(seen[0]?.rejection).toMatchObject({ byOrganization: 'FIA', byId: fia.userId, reason: 'Different person' });
+
+    // Never linked again: not by the created event again (redelivered), not by hand (the same 404
+    // as any refusal), not after a restart.
+    const again = {
+      id: crypto.randomUUID(),
+      type: 'created' as const,
+      time: new Date().toISOString(),
+      actor: { userId: fia.userId, name: fia.name, organization: 'FIA' as const },
+      record: fiu,
+    };
+    await applyRecordEvents(h.built.deps, [again]);
+    const twin = await h.create(cus, { suspectName: 'Bartholomew Fairweather', suspectDob: '1970-10-10' });
+    await waitForLinks(h, twin.id, 2);
+    expect(h.built.deps.links.hasActivePair(police.id, fiu.id)).toBe(false);
+    await bpsApi.post('/api/records/link').send({ sourceRecordId: police.id, linkedRecordId: fiu.id }).expect(404);
+    await h.restart();
+    expect(h.built.deps.links.hasActivePair(police.id, fiu.id)).toBe(false);
+    expect(await linksOf(h, bps, police.id)).toHaveLength(1); // Customs' record only
+
+    // Restoring is ADMIN's.
+    await bpsApi.post(`/api/records/${police.id}/links/${fiu.id}/restore`).expect(403);
+    const restored = await adminApi.post(`/api/records/${police.id}/links/${fiu.id}/restore`).expect(200);
+    expect(restored.body).toMatchObject({ sourceRecordId: police.id, linkedRecordId: fiu.id });
+    expect(restored.body.rejection).toBeUndefined();
+    expect((await linksOf(h, fia, fiu.id)).map((l) => l.linkedRecord.id).sort()).toEqual([police.id, twin.id].sort());
+    await waitUntil('the Linked flag back', async () => (await records(fia, fiu.id)).linked, 10_000);
+
+    // The events and the trail: rejected then restored, each once, each with its actor.
+    const events = (await h.linkEvents()).filter((e) => e.link.id === seen[0]?.id);
+    expect(events.map((e) => e.type)).toEqual(['created', 'rejected', 'restored']);
+    expect(events[1]?.organizations).toEqual({ [police.id]: [], [fiu.id]: [] });
+    const trail = (await h.settledAudit()).filter((e) => e.action === 'link.reject' || e.action === 'link.restore');
+    expect(trail.map((e) => `${e.action} ${e.organization} ${e.detail?.reason ?? ''}`)).toEqual([
+      'link.reject FIA Different person',
+      'link.restore ADMIN ',
+    ]);
+  });
+});
+
 describe('GET /api/links/summary', () => {
   it('counts the links between records not deleted by agency pair: an agency its own pairs, ADMIN every pair', async () => {
     const h = await startLinking();
@@ -521,11 +655,21 @@ describe('GET /api/links/summary', () => {
     const police = await h.create(bps, { suspectName: 'Oswin Pettigrew', suspectDob: '1971-02-03' });
     const fiu = await h.create(fia, { suspectName: 'PETTIGREW, Oswin', suspectDob: '1971-02-03' });
     await waitForLinks(h, fiu.id, 1);
-    const customs = await h.create(cus, { suspectName: 'Nobody Alike', suspectDob: '2001-01-01', caseAmount: '1' });
-    await (await h.as(cus))
-      .post('/api/records/link')
-      .send({ sourceRecordId: customs.id, linkedRecordId: fiu.id })
-      .expect(201);
+    // Customs' record holds an initial only: not linked by itself; linked by hand after a check.
+    const customs = await h.create(cus, { suspectName: 'O Pettigrew', suspectDob: '1971-02-03', caseAmount: '1' });
+    const cusApi = await h.as(cus);
+    await cusApi
+      .post('/api/records/check-namlc-matches')
+      .send({
+        namlcOrganization: 'Financial Intelligence Agency',
+        suspectName: 'Oswin Pettigrew',
+        suspectDob: '1971-02-03',
+        incidentDate: fiu.incidentDate,
+        caseAmount: fiu.caseAmount,
+      })
+      .expect(200);
+    await cusApi.post('/api/records/link').send({ sourceRecordId: customs.id, linkedRecordId: fiu.id }).expect(201);
+    expect(h.built.deps.links.forRecord(customs.id)).toHaveLength(1);
 
     const bpsFia = { agencies: ['BPS', 'FIA'], count: 1, auto: 1, manual: 0 };
     const cusFia = { agencies: ['CUS', 'FIA'], count: 1, auto: 0, manual: 1 };

@@ -282,7 +282,7 @@ describe('the Linked flag from links.created', () => {
     const info = await h.bus.jsm.consumers.info(h.linksStream, LINKS_DURABLE);
     expect(info.config).toMatchObject({
       durable_name: 'records-links',
-      filter_subject: `${h.linksSubjectPrefix}.created`,
+      filter_subject: `${h.linksSubjectPrefix}.*`,
     });
 
     await h.built.stop();

@@ -1,4 +1,4 @@
-import type { CaseRecord, Link, LinkEvent } from '@nrad/contracts';
+import type { CaseRecord, Link, LinkEvent, Organization } from '@nrad/contracts';
 import { isDuplicateKeyError, replaceManyById } from '@nrad/service-kit';
 import { type Connection, type Model, type mongo, Schema, Types } from 'mongoose';
 import type { IndexEntry } from '../domain/match-index.ts';
@@ -80,6 +80,34 @@ export interface LinkDoc {
    */
   audit?: OutboxMessage;
   published: boolean;
+  /** Set while the link is rejected (issue 34): it then discloses nothing and is never made again. */
+  rejection?: StoredRejection | null;
+  /** Rejections and restores so far: each change is written only over the count it read. */
+  changeSeq?: number | null;
+  /**
+   * The messages of the changes since the last publish (`links.rejected` or `links.restored`, and
+   * the change's audit event), written with the change so that the two cannot part.
+   */
+  pending?: OutboxMessage[];
+}
+
+export interface StoredRejection {
+  at: Date;
+  byId: string;
+  byOrganization: string;
+  reason: string;
+}
+
+/**
+ * NAMLC check disclosures (collection `disclosures`): which records a user's check showed, until
+ * when that lets the user link them (issue 34, DISCLOSURE_TTL_MINUTES). Kept in memory as well; read
+ * back at start.
+ */
+export interface DisclosureDoc {
+  _id: string;
+  userId: string;
+  recordId: string;
+  expiresAt: Date;
 }
 
 const linkSchema = new Schema<LinkDoc>(
@@ -99,9 +127,23 @@ const linkSchema = new Schema<LinkDoc>(
     event: { type: String, required: true },
     audit: { type: Schema.Types.Mixed, required: false },
     published: { type: Boolean, required: true },
+    rejection: { type: Schema.Types.Mixed, required: false },
+    changeSeq: { type: Number, required: false },
+    pending: { type: Schema.Types.Mixed, required: false },
   },
   { collection: 'links', versionKey: false, minimize: false },
 );
+
+const disclosureSchema = new Schema<DisclosureDoc>(
+  {
+    _id: { type: String, required: true },
+    userId: { type: String, required: true },
+    recordId: { type: String, required: true },
+    expiresAt: { type: Date, required: true },
+  },
+  { collection: 'disclosures', versionKey: false },
+);
+disclosureSchema.index({ expiresAt: 1 });
 linkSchema.index({ pairKey: 1 }, { unique: true });
 
 export function linkFromDoc(doc: LinkDoc): Link {
@@ -117,6 +159,16 @@ export function linkFromDoc(doc: LinkDoc): Link {
     explanation: doc.explanation,
     createdAt: doc.createdAt.toISOString(),
     createdById: doc.createdById,
+    ...(doc.rejection
+      ? {
+          rejection: {
+            at: doc.rejection.at.toISOString(),
+            byId: doc.rejection.byId,
+            byOrganization: doc.rejection.byOrganization as Organization,
+            reason: doc.rejection.reason,
+          },
+        }
+      : {}),
   };
 }
 
@@ -151,20 +203,73 @@ export class LinkTakenError extends Error {
 export const linkingQueries = {
   entry: (id: Types.ObjectId) => ({ filter: { _id: id } }),
   link: (id: Types.ObjectId) => ({ filter: { _id: id } }),
+  linkChange: (id: Types.ObjectId, changeSeq: number) => ({ filter: { _id: id, changeSeq } }),
+  disclosuresFrom: (now: Date) => ({ filter: { expiresAt: { $gt: now } } }),
+  disclosuresBefore: (now: Date) => ({ filter: { expiresAt: { $lte: now } } }),
 };
 
 /** The linking service's database: the match index and the links. Only this module touches it. */
 export class LinkingStore {
   readonly index: Model<IndexDoc>;
   readonly links: Model<LinkDoc>;
+  readonly disclosures: Model<DisclosureDoc>;
 
   constructor(conn: Connection) {
     this.index = conn.model<IndexDoc>('MatchIndexEntry', indexSchema);
     this.links = conn.model<LinkDoc>('Link', linkSchema);
+    this.disclosures = conn.model<DisclosureDoc>('Disclosure', disclosureSchema);
   }
 
   async init(): Promise<void> {
-    await Promise.all([this.index.init(), this.links.init()]);
+    await Promise.all([this.index.init(), this.links.init(), this.disclosures.init()]);
+  }
+
+  private get rawDisclosures(): mongo.Collection<DisclosureDoc> {
+    return this.disclosures.collection as unknown as mongo.Collection<DisclosureDoc>;
+  }
+
+  /** Records that a check disclosed these records to the user, until `expiresAt` (one document per pair). */
+  async saveDisclosures(userId: string, recordIds: readonly string[], expiresAt: Date): Promise<void> {
+    if (recordIds.length === 0) return;
+    await this.rawDisclosures.bulkWrite(
+      recordIds.map((recordId) => {
+        const _id = `${userId}:${recordId}`;
+        return { replaceOne: { filter: { _id }, replacement: { _id, userId, recordId, expiresAt }, upsert: true } };
+      }),
+      { ordered: false },
+    );
+  }
+
+  /** Disclosures still in force at `now`, for loading at start. */
+  async *currentDisclosures(now: Date): AsyncGenerator<DisclosureDoc> {
+    yield* this.rawDisclosures.find(linkingQueries.disclosuresFrom(now).filter).batchSize(2000);
+  }
+
+  /** Removes the disclosures past their time. */
+  async removeExpiredDisclosures(now: Date): Promise<number> {
+    return (await this.rawDisclosures.deleteMany(linkingQueries.disclosuresBefore(now).filter)).deletedCount;
+  }
+
+  /**
+   * A rejection or restore of a link: its new state and its messages, written only over the change
+   * count the caller read (false if the link changed meanwhile: nothing was written).
+   */
+  async changeLink(
+    id: Types.ObjectId,
+    readSeq: number,
+    rejection: StoredRejection | null,
+    pending: OutboxMessage[],
+  ): Promise<boolean> {
+    const { filter } = linkingQueries.linkChange(id, readSeq);
+    const result = await this.rawLinks.updateOne(readSeq === 0 ? { _id: id, changeSeq: { $in: [0, null] } } : filter, {
+      $set: { rejection, changeSeq: readSeq + 1, pending },
+    });
+    return result.modifiedCount === 1;
+  }
+
+  /** One link as stored. */
+  async link(id: Types.ObjectId): Promise<LinkDoc | null> {
+    return this.rawLinks.findOne(linkingQueries.link(id).filter);
   }
 
   private get rawIndex(): mongo.Collection<IndexDoc> {
@@ -211,7 +316,18 @@ export class LinkingStore {
     }
   }
 
-  async markPublished(id: Types.ObjectId): Promise<void> {
+  /**
+   * Marks a link's messages published: its `links.created` and `link.create`, and the pending
+   * messages of its changes up to `changeSeq` (kept when a later change came meanwhile: it has them
+   * too, and publishing one again is stored once).
+   */
+  async markPublished(id: Types.ObjectId, changeSeq = 0): Promise<void> {
+    if (changeSeq > 0) {
+      const cleared = await this.rawLinks.updateOne(linkingQueries.linkChange(id, changeSeq).filter, {
+        $set: { published: true, pending: [] },
+      });
+      if (cleared.matchedCount === 1) return;
+    }
     await this.rawLinks.updateOne(linkingQueries.link(id).filter, { $set: { published: true } });
   }
 }

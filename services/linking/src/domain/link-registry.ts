@@ -2,7 +2,11 @@ import type { Link } from '@nrad/contracts';
 
 export const pairKeyOf = (a: string, b: string) => (a < b ? `${a}:${b}` : `${b}:${a}`);
 
-/** Every link in memory: by id, by pair (one link per pair) and by record (both directions). */
+/**
+ * Every link in memory: by id, by pair (one link per pair) and by record (both directions). A
+ * rejected link (issue 34) stays, so that its pair is never linked again, but only ADMIN's views
+ * show it: `active`, `forRecord` and `hasActivePair` leave it out.
+ */
 export class LinkRegistry {
   private readonly byId = new Map<string, Link>();
   private readonly byPair = new Map<string, string>();
@@ -12,6 +16,7 @@ export class LinkRegistry {
     return this.byId.size;
   }
 
+  /** Adds a link, or replaces it with its new state (rejected or restored). */
   add(link: Link): void {
     this.byId.set(link.id, link);
     this.byPair.set(pairKeyOf(link.sourceRecordId, link.linkedRecordId), link.id);
@@ -22,22 +27,40 @@ export class LinkRegistry {
     }
   }
 
-  /** Every link, in no particular order. */
+  /** Every link, rejected ones included, in no particular order. */
   all(): IterableIterator<Link> {
     return this.byId.values();
   }
 
+  /** Every link that is not rejected. */
+  *active(): Generator<Link> {
+    for (const link of this.byId.values()) if (!link.rejection) yield link;
+  }
+
+  /** The pair's link, rejected or not. */
+  pair(a: string, b: string): Link | undefined {
+    const id = this.byPair.get(pairKeyOf(a, b));
+    return id === undefined ? undefined : this.byId.get(id);
+  }
+
+  /** Whether the pair has a link, rejected or not (either way it is not made again). */
   hasPair(a: string, b: string): boolean {
     return this.byPair.has(pairKeyOf(a, b));
   }
 
-  /** The links of a record, oldest first. */
-  forRecord(recordId: string): Link[] {
+  /** Whether the pair has a link that is not rejected. */
+  hasActivePair(a: string, b: string): boolean {
+    const link = this.pair(a, b);
+    return link !== undefined && !link.rejection;
+  }
+
+  /** The links of a record, oldest first; rejected ones only when asked. */
+  forRecord(recordId: string, options: { withRejected?: boolean } = {}): Link[] {
     const ids = this.byRecord.get(recordId);
     if (!ids) return [];
     return [...ids]
       .map((id) => this.byId.get(id))
-      .filter((l): l is Link => l !== undefined)
+      .filter((l): l is Link => l !== undefined && (options.withRejected === true || !l.rejection))
       .sort((a, b) => a.createdAt.localeCompare(b.createdAt) || a.id.localeCompare(b.id));
   }
 }

@@ -189,7 +189,9 @@ export class MatchIndex {
 
   /**
    * How a pair is scored in a search of `searched` records, wherever the service scores one:
-   * name-word frequencies, the prior of r (priorBits), the level weights in use and strictNames.
+   * name-word frequencies, the prior of r (priorBits), the level weights in use and strictNames;
+   * the names agreeing on whole words (ScoreOptions.wholeNames), always: what the service scores
+   * decides what another agency is shown.
    */
   scoreOptions(searched: number): ScoreOptions {
     return {
@@ -197,6 +199,7 @@ export class MatchIndex {
       priorBits: this.priorBits(searched),
       weights: this.levelWeights,
       strictNames: this.strictNames,
+      wholeNames: true,
     };
   }
 

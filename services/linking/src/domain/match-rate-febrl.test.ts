@@ -7,7 +7,7 @@ import { linkageDataDir, loadFebrl } from '../eval/febrl.ts';
 import { qualityAt, reliability, type ScoredPair } from '../eval/metrics.ts';
 import { candidatePairs } from '../matching/blocking.ts';
 import { estimateWeights } from '../matching/em.ts';
-import { DEFAULT_THRESHOLD, prepareRecord } from '../matching/scorer.ts';
+import { DEFAULT_THRESHOLD, PART_OF_NAME, prepareRecord } from '../matching/scorer.ts';
 import { entryFor, MatchIndex } from './match-index.ts';
 import { keyWeights, MatchRate, type MatchRateEstimate } from './match-rate.ts';
 import { caseRecord } from './test-record.ts';
@@ -67,11 +67,19 @@ function serviceRun(file: string) {
   const scored = [...linked.values()].map((isMatch) => ({ confidence: 100, isMatch }));
   const quality = qualityAt(scored, truePairs, DEFAULT_THRESHOLD);
   // Every pair a search finds at all, with its confidence: with the weights adopted, then the fixed.
+  // Pairs whose names agree only in part (one word against a fuller name) are capped by rule, not
+  // by their odds (ScoreOptions.wholeNames, issue 34): counted apart, not in the reliability.
+  let partial = 0;
   const found = () => {
     const pairs = new Map<string, ScoredPair>();
+    partial = 0;
     index.forEachActive((entry) => {
       const filter = { excludeOrganization: entry.organization, excludeId: entry.id, threshold: 0.01 };
       for (const hit of index.find(entry.prepared, entry.keys, filter)) {
+        if (hit.result.explanation[0]?.detail?.includes(PART_OF_NAME)) {
+          partial++;
+          continue;
+        }
         const pair = [entry.id, hit.entry.id].sort().join(':');
         pairs.set(pair, {
           confidence: hit.result.confidence,
@@ -82,12 +90,13 @@ function serviceRun(file: string) {
     return [...pairs.values()];
   };
   const shown = found();
+  const partialPairs = partial;
   index.setWeights(undefined);
   const shownFixed = found();
   // link-csv's weights for the same file (its records with their name parts, every candidate pair).
   const records = raw.map((r) => prepareRecord(r));
   const linkCsv = estimateWeights(records, candidatePairs(records).pairs)?.weights;
-  return { estimate, quality, linkCsv, shown, shownFixed, name: path.basename(file) };
+  return { estimate, quality, linkCsv, shown, shownFixed, partialPairs, name: path.basename(file) };
 }
 
 const rounded = (levels: Record<string, number>) =>
@@ -113,7 +122,8 @@ describe.skipIf(!files.every((f) => existsSync(f)))("the service's weights on FE
           `  adopted  name ${rounded(adopted.name)}; dob ${rounded(adopted.dob)}\n` +
           `  link-csv name ${rounded(linkCsv.name)}; dob ${rounded(linkCsv.dob)}\n` +
           `  at ${DEFAULT_THRESHOLD}: precision ${run.quality.precision.toFixed(4)}, recall ${run.quality.recall.toFixed(4)} ` +
-          `(${run.quality.truePositives} true, ${run.quality.falsePositives} false links)`,
+          `(${run.quality.truePositives} true, ${run.quality.falsePositives} false links); ` +
+          `${run.partialPairs} pairs found with the names agreeing only in part`,
       );
     }
   }, 120_000);
@@ -167,17 +177,19 @@ describe.skipIf(!files.every((f) => existsSync(f)))("the service's weights on FE
       `service, FEBRL 1–3 over three agencies, weights adopted: error ${(100 * estimated.calibrationError).toFixed(2)} points: ${estimated.text}`,
     );
     console.warn(`service, fixed weights: error ${(100 * fixed.calibrationError).toFixed(2)} points: ${fixed.text}`);
-    // Measured (2026-11-25): 1.39 and 0.71 points (2.0 and 2.3 while the prior was floored at 13
-    // bits). The estimated weights' middle bands are over-confident, as link-csv's (ADR 0007).
-    expect(estimated.calibrationError).toBeLessThanOrEqual(0.02);
-    expect(fixed.calibrationError).toBeLessThanOrEqual(0.01);
+    // Measured (2026-11-27, names agreeing only in part left out: they are capped by rule): 2.37
+    // and 1.11 points (2026-11-25, before that rule: 1.39 and 0.71). The estimated weights' middle
+    // bands are over-confident, as link-csv's (ADR 0007).
+    expect(estimated.calibrationError).toBeLessThanOrEqual(0.03);
+    expect(fixed.calibrationError).toBeLessThanOrEqual(0.015);
   });
 
   it('links pairs across agencies at precision ≥ 0.985 at the default threshold, scoring as the service does', () => {
-    // Measured (2026-11-25): precision 1.0000, 0.9894, 0.9944; recall 0.9529, 0.9280, 0.9283. With
-    // the prior floored at 13 bits (before): precision 1.0000, 0.9918, 0.9982, recall 0.8824, 0.9257,
-    // 0.9008; with the fixed weights and that floor: 1.0000, 0.9933, 0.9992, 0.9294, 0.9088, 0.8999.
-    const recallFloors = [0.94, 0.915, 0.915];
+    // Measured (2026-11-27), the names agreeing on whole words (issue 34): precision 1.0000,
+    // 0.9886, 0.9930; recall 0.8000, 0.7287, 0.7118. FEBRL leaves out a given name or a surname in
+    // many records, and one name word beside a fuller name no longer links or discloses (ADR 0007).
+    // Before that rule (2026-11-25): precision 1.0000, 0.9894, 0.9944; recall 0.9529, 0.9280, 0.9283.
+    const recallFloors = [0.78, 0.71, 0.69];
     runs.forEach((run, k) => {
       expect(run.quality.precision, run.name).toBeGreaterThanOrEqual(0.985);
       expect(run.quality.recall, run.name).toBeGreaterThanOrEqual(recallFloors[k] as number);

@@ -7,16 +7,27 @@ export interface PendingLink {
   /** The link's id. */
   id: string;
   messages: OutboxMessage[];
+  /** The link's change count these messages go up to (0: none since it was made). */
+  changeSeq: number;
 }
 
 /**
- * What a stored link publishes: `links.created` (the link id as its `Nats-Msg-Id`) on
- * `linksSubject`, then its audit event (`link.create`) when it has one.
+ * What a stored link has still to publish: unless published, `links.created` (the link id as its
+ * `Nats-Msg-Id`) on `linksSubject`, then its audit event (`link.create`) when it has one; then the
+ * messages of its rejections and restores (`links.rejected`/`links.restored` and their audit
+ * events) in order. A published `links.created` is never sent again: the stream's duplicate window
+ * is short, and a late copy after a rejection would set the Linked flag again.
  */
 export function pendingLink(doc: LinkDoc, linksSubject: string): PendingLink {
   const id = doc._id.toHexString();
-  return { id, messages: [{ id, subject: linksSubject, payload: doc.event }, ...(doc.audit ? [doc.audit] : [])] };
+  const created = doc.published
+    ? []
+    : [{ id, subject: linksSubject, payload: doc.event }, ...(doc.audit ? [doc.audit] : [])];
+  return { id, messages: [...created, ...(doc.pending ?? [])], changeSeq: doc.changeSeq ?? 0 };
 }
+
+/** Whether a stored link has messages to publish. */
+export const hasPending = (doc: LinkDoc) => !doc.published || (doc.pending?.length ?? 0) > 0;
 
 /**
  * Publishes the messages of every stored link — `links.created` and the link's `link.create` audit
@@ -79,8 +90,9 @@ export class LinkRelay {
       const item = next.value;
       try {
         for (const m of item.messages) await publishEventJson(bus, m.subject, m.id, m.payload);
-        await store.markPublished(new Types.ObjectId(item.id));
-        this.pending.delete(item.id);
+        await store.markPublished(new Types.ObjectId(item.id), item.changeSeq);
+        // A change queued meanwhile replaced the item: it stays (it holds these messages too).
+        if (this.pending.get(item.id) === item) this.pending.delete(item.id);
       } catch (err) {
         logger.warn({ err, link: item.id }, 'link events not published yet; will retry');
         return; // NATS or the database is down: the next tick tries again, in order

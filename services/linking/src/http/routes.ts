@@ -8,7 +8,7 @@ export function apiRoutes(deps: linking.LinkingDeps) {
 
   router.post('/records/check-namlc-matches', async (ctx) => {
     userOf(ctx.state);
-    ctx.body = await linking.checkMatches(deps, actorOf(ctx), ctx.request.body);
+    ctx.body = await linking.checkMatches(deps, userOf(ctx.state), actorOf(ctx), ctx.request.body);
   });
 
   router.post('/records/link', async (ctx) => {
@@ -19,6 +19,17 @@ export function apiRoutes(deps: linking.LinkingDeps) {
 
   router.get('/records/:id/links', async (ctx) => {
     ctx.body = await linking.listLinks(deps, userOf(ctx.state), actorOf(ctx), ctx.params.id ?? '');
+  });
+
+  router.delete('/records/:id/links/:linkedId', async (ctx) => {
+    const { id = '', linkedId = '' } = ctx.params;
+    await linking.rejectLink(deps, userOf(ctx.state), actorOf(ctx), id, linkedId, ctx.request.body);
+    ctx.status = 204;
+  });
+
+  router.post('/records/:id/links/:linkedId/restore', async (ctx) => {
+    const { id = '', linkedId = '' } = ctx.params;
+    ctx.body = await linking.restoreLink(deps, userOf(ctx.state), actorOf(ctx), id, linkedId);
   });
 
   router.get('/records/:id/linked', async (ctx) => {

@@ -140,6 +140,14 @@ export interface ScoreOptions {
    * word replaced (ADR 0007 gives the figures both ways). Off by default.
    */
   readonly strictNames?: boolean | undefined;
+  /**
+   * The names must agree on as many whole words as a name can show: two, or one when either name
+   * has only one word (wholeNameAgreement). A surname alone, a given name alone or a surname with
+   * an initial, beside a fuller name, then counts as not agreeing (capped: weightWithoutName), so it
+   * never scores as if the whole name agreed. The service scores every pair so (issue 34: what
+   * links and what a NAMLC check discloses); link-csv and the evaluations do not.
+   */
+  readonly wholeNames?: boolean | undefined;
 }
 
 /** Normalizes a record's fields once (names folded, placeholders dropped, dates checked). */
@@ -220,7 +228,8 @@ function nameScore(
   a: PreparedName,
   b: PreparedName,
   frequencies: NameFrequencies | undefined,
-  weights?: LevelWeights,
+  weights: LevelWeights | undefined,
+  wholeNames: boolean,
 ): { score: FieldScore; comparison?: NameComparison } {
   if (!hasName(a) || !hasName(b)) {
     return { score: { field: 'suspectName', status: 'missing', weight: 0, detail: missingDetail(hasName(a)) } };
@@ -241,12 +250,41 @@ function nameScore(
     return p.crossRole ? `${text} (given name against surname)` : text;
   });
   if (c.conflicts > 0) parts.push(`${c.conflicts} word${c.conflicts > 1 ? 's' : ''} disagree`);
-  const agrees = namesAgree(c, weight);
+  let agrees = namesAgree(c, weight);
   const disagrees = c.conflicts > 0;
+  if (agrees && wholeNames && !wholeNameAgreement(a, b, c)) {
+    agrees = false;
+    parts.push(PART_OF_NAME);
+  }
   return {
-    score: { field: 'suspectName', status, weight, detail: parts.join('; '), agrees, disagrees },
+    score: {
+      field: 'suspectName',
+      status: agrees || status !== 'match' ? status : 'partial',
+      weight,
+      detail: parts.join('; '),
+      agrees,
+      disagrees,
+    },
     comparison: c,
   };
+}
+
+/** The explanation's note on a pair capped by ScoreOptions.wholeNames. */
+export const PART_OF_NAME =
+  'only part of the name agrees: a link or match needs two whole words (or two one-word names)';
+
+/** Words and initials of a name. */
+const nameWords = (n: PreparedName) => n.tokens.length + n.initials.length;
+
+/**
+ * ScoreOptions.wholeNames: at least two aligned pairs of whole words (an initial is not one), or
+ * one when both names are a single word. "Farnsworth" or "Zebulon" against "Zebulon Farnsworth",
+ * or "Z Farnsworth" against it, does not agree; "Zebulon Farnsworth" against "Zebulon Q Farnsworth"
+ * does, and "Farnsworth" against "Farnsworth".
+ */
+export function wholeNameAgreement(a: PreparedName, b: PreparedName, c: NameComparison): boolean {
+  const words = c.pairs.filter((p) => p.level !== 'initial').length;
+  return words >= Math.min(2, Math.max(nameWords(a), nameWords(b)));
 }
 
 /** Levels at which one aligned word is, on its own, real agreement of two names. */
@@ -387,7 +425,13 @@ function totalWeight(scores: readonly FieldScore[], options: ScoreOptions): numb
 function fieldScores(a: PreparedRecord, b: PreparedRecord, options: ScoreOptions): FieldScore[] {
   const dob = dobScore(a.dob, b.dob, options.weights);
   const caseFields = [incidentScore(a.incidentDate, b.incidentDate), amountScore(a.caseAmount, b.caseAmount)];
-  const { score, comparison } = nameScore(a.name, b.name, options.frequencies, options.weights);
+  const { score, comparison } = nameScore(
+    a.name,
+    b.name,
+    options.frequencies,
+    options.weights,
+    options.wholeNames === true,
+  );
   const name =
     comparison && options.strictNames ? loneAgreement(score, comparison, dob, options.frequencies, a.name) : score;
   return [name, dob, ...caseFields.map((f) => corroborating(f, dob))];

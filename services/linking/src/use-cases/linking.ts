@@ -1,6 +1,7 @@
-import { setImmediate as nextTurn } from 'node:timers/promises';
+import { setImmediate as nextTurn, setTimeout as sleep } from 'node:timers/promises';
 import {
   type Actor,
+  ADMIN_ACCESS_DENIED,
   type Agency,
   type AuditEvent,
   type CaseRecord,
@@ -8,8 +9,11 @@ import {
   CheckMatchesSchema,
   CreateLinkSchema,
   ERROR_CODES,
+  LINK_NOT_FOUND,
+  LINKED_RECORD_NOT_FOUND,
   type Link,
   type LinkEvent,
+  type LinkEventType,
   type LinkedRecordSummary,
   type LinkSummary,
   LinkSummarySchema,
@@ -20,6 +24,7 @@ import {
   type Organization,
   type RecordEvent,
   type RecordLinkView,
+  RejectLinkSchema,
   type UserIdentity,
 } from '@nrad/contracts';
 import {
@@ -29,23 +34,32 @@ import {
   auditEvents,
   auditOutboxEntry,
   conflict,
+  forbidden,
   type Logger,
   notFound,
   parse,
   validationError,
 } from '@nrad/service-kit';
 import { Types } from 'mongoose';
-import { type LinkDoc, type LinkingStore, LinkTakenError, linkFromDoc } from '../data/store.ts';
+import {
+  type LinkDoc,
+  type LinkingStore,
+  LinkTakenError,
+  linkFromDoc,
+  type OutboxMessage,
+  type StoredRejection,
+} from '../data/store.ts';
+import type { Disclosures } from '../domain/disclosures.ts';
 import type { LinkRegistry } from '../domain/link-registry.ts';
 import { pairKeyOf } from '../domain/link-registry.ts';
 import { entryFor, type IndexEntry, type MatchIndex, type ScoredCandidate } from '../domain/match-index.ts';
 import { keyWeights, type MatchRate, type MatchRateEstimate, type WeightChoice } from '../domain/match-rate.ts';
-import { type LinkRelay, pendingLink } from '../events/link-relay.ts';
+import { hasPending, type LinkRelay, pendingLink } from '../events/link-relay.ts';
 import type { LevelWeights } from '../matching/em.ts';
 import { blockingKeys, type MatchResult, prepareRecord, scorePrepared } from '../matching/index.ts';
 
 export const RECORD_NOT_FOUND = 'Record not found';
-export const LINKED_RECORD_NOT_FOUND = 'Linked record not found';
+export { LINK_NOT_FOUND, LINKED_RECORD_NOT_FOUND };
 export const ALREADY_LINKED = 'Records are already linked';
 export const SELF_LINK = 'A record cannot be linked to itself';
 export const SAME_ORGANIZATION = 'Records of the same organization cannot be linked';
@@ -60,6 +74,11 @@ export interface LinkingDeps {
   logger: Logger;
   autoLink: boolean;
   threshold: number;
+  /** The lowest confidence that discloses another agency's record (a check's match, a manual link). */
+  disclosureThreshold: number;
+  /** What NAMLC checks disclosed to whom, and how long that lets the user link the record (ms). */
+  disclosures: Disclosures;
+  disclosureTtlMs: number;
   matchLimit: number;
   recordWaitMs: number;
   linksSubjectPrefix: string;
@@ -259,6 +278,9 @@ async function storeLink(
     event: JSON.stringify(event),
     audit: { id: auditEntry.id, subject: auditEntry.subject, payload: auditEntry.payload },
     published: false,
+    rejection: null,
+    changeSeq: 0,
+    pending: [],
   };
   try {
     await deps.store.insertLink(doc);
@@ -279,6 +301,12 @@ function parseRecordId(id: string, field = 'id'): string {
   return id.toLowerCase();
 }
 
+/** Whether an id was made within a minute of now: its record may have been saved moments ago. */
+function madeJustNow(id: string): boolean {
+  const age = Date.now() - new Types.ObjectId(id).getTimestamp().getTime();
+  return age >= -60_000 && age < 60_000;
+}
+
 /**
  * The index entry of a record, waiting briefly when the id was made moments ago: the record was
  * just saved and its `records.created` is on its way (the Add Record screen links right after
@@ -287,24 +315,26 @@ function parseRecordId(id: string, field = 'id'): string {
 async function lookUp(deps: LinkingDeps, id: string): Promise<IndexEntry | undefined> {
   const now = deps.index.get(id);
   if (now) return now;
-  const age = Date.now() - new Types.ObjectId(id).getTimestamp().getTime();
-  const recent = age >= -60_000 && age < 60_000;
-  return recent ? deps.index.waitFor(id, deps.recordWaitMs) : undefined;
+  return madeJustNow(id) ? deps.index.waitFor(id, deps.recordWaitMs) : undefined;
 }
 
 /**
  * A record of the user's scope that is not deleted, or 404 as if it did not exist. Another agency's
- * record (deleted or not) is refused the same way, and the attempt is recorded (`access.refused`,
- * issue 21) before the caller answers 404; an id nobody holds is no refusal.
+ * record (deleted or not) and an id nobody holds are refused alike, in the same time (issue 34):
+ * both are recorded (`access.refused`), and a refusal of an id made within the last minute comes
+ * no sooner than the wait for such a record's event (RECORD_WAIT_MS) would have ended, so that
+ * neither the answer nor its time tells whether another agency holds the id.
  */
 async function ownRecord(deps: LinkingDeps, user: UserIdentity, actor: AuditActor, id: string): Promise<IndexEntry> {
+  const started = Date.now();
   const entry = await lookUp(deps, id);
-  if (entry && !inScope(user, entry)) {
-    await deps.audit.record(actor, 'access.refused', [entry.id], { status: 404 });
-    throw notFound(RECORD_NOT_FOUND);
+  if (entry && inScope(user, entry)) {
+    if (entry.deleted) throw notFound(RECORD_NOT_FOUND);
+    return entry;
   }
-  if (!entry || entry.deleted) throw notFound(RECORD_NOT_FOUND);
-  return entry;
+  await deps.audit.record(actor, 'access.refused', [id], { status: 404 });
+  if (madeJustNow(id)) await sleep(Math.max(0, started + deps.recordWaitMs - Date.now()));
+  throw notFound(RECORD_NOT_FOUND);
 }
 
 /** A manual link's score: as a search of b's organization would score the pair (MatchIndex.scoreOptions). */
@@ -338,11 +368,15 @@ function checkDetail(input: CheckMatches): AuditEvent['detail'] {
 }
 
 /**
- * `POST /api/records/check-namlc-matches`: active records of the named organization that match.
- * Recorded (`namlc.check`: what was asked, which records the answer discloses) before it is answered.
+ * `POST /api/records/check-namlc-matches`: active records of the named organization that match at
+ * or above the disclosure threshold (scored as the service scores every pair: the names must agree
+ * on whole words, so a surname or given name alone discloses nothing). Recorded (`namlc.check`:
+ * what was asked, which records the answer discloses) and noted as disclosed to the user (for
+ * createLink) before it is answered.
  */
 export async function checkMatches(
   deps: LinkingDeps,
+  user: UserIdentity,
   actor: AuditActor,
   body: unknown,
 ): Promise<{ matches: MatchCandidate[] }> {
@@ -357,24 +391,34 @@ export async function checkMatches(
   });
   const found = deps.index.find(query, blockingKeys(query), {
     organization,
-    threshold: deps.threshold,
+    threshold: deps.disclosureThreshold,
     limit: deps.matchLimit,
   });
   const matches = found.map(candidateView);
-  await deps.audit.record(
-    actor,
-    'namlc.check',
-    matches.map((m) => m.id),
-    checkDetail(input),
-  );
+  const ids = matches.map((m) => m.id);
+  await deps.audit.record(actor, 'namlc.check', ids, checkDetail(input));
+  await noteDisclosures(deps, user, ids);
   return { matches };
+}
+
+/** Notes that a check disclosed these records to the user (store, then memory). */
+async function noteDisclosures(deps: LinkingDeps, user: UserIdentity, ids: readonly string[]): Promise<void> {
+  if (ids.length === 0) return;
+  const expiresAt = Date.now() + deps.disclosureTtlMs;
+  await deps.store.saveDisclosures(user.userId, ids, new Date(expiresAt));
+  deps.disclosures.add(user.userId, ids, expiresAt);
 }
 
 /**
  * `POST /api/records/link`: the caller's record (source) with an active record of another
- * organization. The confidence, criteria and explanation are the scorer's; the client's
- * `matchCriteria` is checked for shape only. The link's `link.create` audit event (the two record
- * ids) is stored with it.
+ * organization, only on the scorer's evidence (issue 34): the stored pair scores at least the
+ * disclosure threshold, or the same user's NAMLC check disclosed the other record within
+ * DISCLOSURE_TTL_MINUTES. The confidence, criteria and explanation are the scorer's; the client's
+ * `matchCriteria` is checked for shape only. Every refusal of the other id — nobody holds it, it is
+ * the caller's own agency's, deleted, a rejected pair, too weak, not disclosed — is recorded
+ * (`link.refused`, with the reason) and answered the same 404 "Linked record not found" after the
+ * same steps (the score and the disclosure are looked up in memory in every case). The link's
+ * `link.create` audit event (the two record ids) is stored with it.
  */
 export async function createLink(
   deps: LinkingDeps,
@@ -387,15 +431,149 @@ export async function createLink(
   const linkedId = input.linkedRecordId.toLowerCase();
   if (sourceId === linkedId) throw validationError(SELF_LINK);
   const source = await ownRecord(deps, user, auditActor, sourceId);
-  const linked = await lookUp(deps, linkedId);
-  if (!linked || linked.deleted) throw notFound(LINKED_RECORD_NOT_FOUND);
-  if (linked.organization === source.organization) throw validationError(SAME_ORGANIZATION);
-  if (deps.links.hasPair(source.id, linked.id)) throw conflict(ALREADY_LINKED, ERROR_CODES.alreadyLinked);
+  const linked = deps.index.get(linkedId);
+  const pair = deps.links.pair(source.id, linkedId);
+  if (pair && !pair.rejection && linked && !linked.deleted) throw conflict(ALREADY_LINKED, ERROR_CODES.alreadyLinked);
+  const result = linked ? scoreAgainst(deps, source, linked) : undefined;
+  const disclosed = deps.disclosures.has(user.userId, linkedId, Date.now());
+  const refusal = !linked
+    ? 'unknown'
+    : linked.deleted
+      ? 'deleted'
+      : linked.organization === source.organization || linked.organization === 'ADMIN'
+        ? 'same organization'
+        : pair?.rejection
+          ? 'rejected'
+          : (result?.confidence ?? 0) < deps.disclosureThreshold && !disclosed
+            ? 'too weak'
+            : undefined;
+  if (refusal || !linked || !result) {
+    const detail = { reason: refusal ?? 'unknown', sourceRecordId: source.id, linkedRecordId: linkedId };
+    await deps.audit.record(auditActor, 'link.refused', [source.id], detail);
+    throw notFound(LINKED_RECORD_NOT_FOUND);
+  }
   const actor: Actor = { userId: user.userId, name: user.name, organization: user.organization };
-  const result = scoreAgainst(deps, source, linked);
   const link = await storeLink(deps, source, linked, result, 'manual', actor, { actor: auditActor });
   if (!link) throw conflict(ALREADY_LINKED, ERROR_CODES.alreadyLinked);
   return { ...link, linkedRecord: withLinkFlags(deps, linked.record) };
+}
+
+/** A link's id in ObjectId form. */
+const oid = (id: string) => new Types.ObjectId(id);
+
+/** The organizations each of a link's two records is linked to now (rejected links left out). */
+function organizationsOf(deps: LinkingDeps, link: Link): Record<string, Organization[]> {
+  return Object.fromEntries(
+    [link.sourceRecordId, link.linkedRecordId].map((id) => [id, linkedOrganizationsOf(deps, id)]),
+  );
+}
+
+/**
+ * Rejects or restores a stored link: its new state, its `links.rejected`/`links.restored` event
+ * (each record's linked organizations after the change) and its audit event written in one update
+ * over the change count read (a concurrent change of the same link: 409), then the registry, then
+ * the relay publishes the messages.
+ */
+async function changeLink(
+  deps: LinkingDeps,
+  link: Link,
+  type: Exclude<LinkEventType, 'created'>,
+  rejection: StoredRejection | null,
+  user: UserIdentity,
+  auditActor: AuditActor,
+  detail: AuditEvent['detail'],
+): Promise<Link> {
+  const id = oid(link.id);
+  const doc = await deps.store.link(id);
+  if (!doc) throw notFound(LINK_NOT_FOUND);
+  const changeSeq = (doc.changeSeq ?? 0) + 1;
+  const time = new Date();
+  const changed: Link = { ...linkFromDoc({ ...doc, rejection }) };
+  // The registry answers organizationsOf with the link as it will be.
+  deps.links.add(changed);
+  let written = false;
+  try {
+    const actor: Actor = { userId: user.userId, name: user.name, organization: user.organization };
+    const eventId = `${link.id}-${type}-${changeSeq}`;
+    const event: LinkEvent = {
+      id: eventId,
+      type,
+      time: time.toISOString(),
+      actor,
+      link: changed,
+      organizations: organizationsOf(deps, changed),
+    };
+    const [auditEvent] = auditEvents(
+      AUDIT_SERVICE,
+      type === 'rejected' ? 'link.reject' : 'link.restore',
+      auditActor,
+      [link.sourceRecordId, link.linkedRecordId],
+      { id: `link-${eventId}`, at: time, ...(detail ? { detail } : {}) },
+    );
+    const auditEntry = auditOutboxEntry(deps.auditStream, auditEvent as AuditEvent, time);
+    const messages: OutboxMessage[] = [
+      ...(doc.pending ?? []),
+      { id: eventId, subject: linkSubject(deps.linksSubjectPrefix, type), payload: JSON.stringify(event) },
+      { id: auditEntry.id, subject: auditEntry.subject, payload: auditEntry.payload },
+    ];
+    written = await deps.store.changeLink(id, changeSeq - 1, rejection, messages);
+    if (!written) throw conflict('The link was changed meanwhile; try again');
+    deps.relay.enqueue(
+      pendingLink({ ...doc, rejection, changeSeq, pending: messages }, linkSubject(deps.linksSubjectPrefix)),
+    );
+    return changed;
+  } finally {
+    if (!written) deps.links.add(link);
+  }
+}
+
+/**
+ * `DELETE /api/records/{id}/links/{linkedId}` `{reason?}`: either agency whose record is in the
+ * link, or ADMIN, rejects it. From then on neither side's views show it, the Linked flags and the
+ * counts follow, and the pair is never linked again (automatically or by hand) unless ADMIN
+ * restores it. Every refusal — the record not the caller's, no such link, rejected already — is
+ * the same 404 "Link not found" (recorded as `link.refused`).
+ */
+export async function rejectLink(
+  deps: LinkingDeps,
+  user: UserIdentity,
+  auditActor: AuditActor,
+  id: string,
+  linkedId: string,
+  body: unknown,
+): Promise<void> {
+  const input = parse(RejectLinkSchema, body ?? {});
+  const recordId = parseRecordId(id);
+  const otherId = parseRecordId(linkedId, 'linkedId');
+  const entry = deps.index.get(recordId);
+  const link = deps.links.pair(recordId, otherId);
+  if (!entry || !inScope(user, entry) || !link || link.rejection) {
+    const detail = { reason: 'no such link', op: 'reject', recordId, linkedRecordId: otherId };
+    await deps.audit.record(auditActor, 'link.refused', entry && inScope(user, entry) ? [recordId] : [], detail);
+    throw notFound(LINK_NOT_FOUND);
+  }
+  const reason = input.reason ?? '';
+  const rejection: StoredRejection = { at: new Date(), byId: user.userId, byOrganization: user.organization, reason };
+  await changeLink(deps, link, 'rejected', rejection, user, auditActor, { reason: reason.slice(0, 500) });
+  deps.logger.info({ link: link.id, by: user.organization }, 'link rejected');
+}
+
+/** `POST /api/records/{id}/links/{linkedId}/restore` (ADMIN): a rejected link discloses again. */
+export async function restoreLink(
+  deps: LinkingDeps,
+  user: UserIdentity,
+  auditActor: AuditActor,
+  id: string,
+  linkedId: string,
+): Promise<RecordLinkView> {
+  if (user.organization !== 'ADMIN') throw forbidden(ADMIN_ACCESS_DENIED);
+  const recordId = parseRecordId(id);
+  const otherId = parseRecordId(linkedId, 'linkedId');
+  const link = deps.links.pair(recordId, otherId);
+  const other = deps.index.get(otherId);
+  if (!link?.rejection || !other) throw notFound(LINK_NOT_FOUND);
+  const restored = await changeLink(deps, link, 'restored', null, user, auditActor, undefined);
+  return { ...seenFrom(restored, recordId), linkedRecord: withLinkFlags(deps, other.record) };
 }
 
 /**
@@ -403,12 +581,17 @@ export async function createLink(
  * with the record's last event, and a link is not a record change (no event of its own).
  */
 function withLinkFlags(deps: LinkingDeps, record: CaseRecord): CaseRecord {
-  const organizations = new Set<Organization>();
-  for (const l of deps.links.forRecord(record.id)) {
-    organizations.add(l.sourceRecordId === record.id ? l.linkedOrganization : l.sourceOrganization);
-  }
-  const linkedOrganizations = [...organizations].sort();
+  const linkedOrganizations = linkedOrganizationsOf(deps, record.id);
   return { ...record, linked: linkedOrganizations.length > 0, linkedOrganizations };
+}
+
+/** The organizations of the records a record is linked to (rejected links left out), sorted. */
+function linkedOrganizationsOf(deps: LinkingDeps, recordId: string): Organization[] {
+  const organizations = new Set<Organization>();
+  for (const l of deps.links.forRecord(recordId)) {
+    organizations.add(l.sourceRecordId === recordId ? l.linkedOrganization : l.sourceOrganization);
+  }
+  return [...organizations].sort();
 }
 
 /** A link as seen from one of its records: that record is the source, the other the linked one. */
@@ -423,9 +606,16 @@ function seenFrom(link: Link, recordId: string): Link {
   };
 }
 
-/** The links of a record with the other record of each; links to records deleted since are left out. */
-function activeLinks(deps: LinkingDeps, entry: IndexEntry): Array<{ link: Link; other: CaseRecord }> {
-  return deps.links.forRecord(entry.id).flatMap((l) => {
+/**
+ * The links of a record with the other record of each; links to records deleted since are left
+ * out, and rejected links too unless `withRejected` (ADMIN's views).
+ */
+function activeLinks(
+  deps: LinkingDeps,
+  entry: IndexEntry,
+  withRejected = false,
+): Array<{ link: Link; other: CaseRecord }> {
+  return deps.links.forRecord(entry.id, { withRejected }).flatMap((l) => {
     const link = seenFrom(l, entry.id);
     const other = deps.index.get(link.linkedRecordId);
     return other && !other.deleted ? [{ link, other: other.record }] : [];
@@ -438,7 +628,7 @@ function activeLinks(deps: LinkingDeps, entry: IndexEntry): Array<{ link: Link; 
  */
 async function readLinks(deps: LinkingDeps, user: UserIdentity, actor: AuditActor, id: string) {
   const entry = await ownRecord(deps, user, actor, parseRecordId(id));
-  const links = activeLinks(deps, entry);
+  const links = activeLinks(deps, entry, user.organization === 'ADMIN');
   await deps.audit.record(actor, 'record.read', [entry.id, ...links.map(({ other }) => other.id)], { via: 'links' });
   return links;
 }
@@ -461,7 +651,7 @@ export async function listLinked(
   actor: AuditActor,
   id: string,
 ): Promise<LinkedRecordSummary[]> {
-  const links = await readLinks(deps, user, actor, id);
+  const links = (await readLinks(deps, user, actor, id)).filter(({ link }) => !link.rejection);
   return links.map(({ other }) => ({
     organization: other.organization,
     id: other.id,
@@ -480,7 +670,7 @@ export function linkSummary(deps: LinkingDeps, user: UserIdentity): LinkSummary 
   const scope = user.organization === 'ADMIN' ? null : user.organization;
   const pairs = new Map<string, LinkSummary['pairs'][number]>();
   let total = 0;
-  for (const link of deps.links.all()) {
+  for (const link of deps.links.active()) {
     const a = link.sourceOrganization;
     const b = link.linkedOrganization;
     if (a === 'ADMIN' || b === 'ADMIN' || (scope !== null && a !== scope && b !== scope)) continue;
@@ -505,6 +695,10 @@ export async function loadState(deps: LinkingDeps): Promise<void> {
   for await (const record of deps.store.allRecords()) deps.index.put(entryFor(record));
   for await (const doc of deps.store.allLinks()) {
     deps.links.add(linkFromDoc(doc));
-    if (!doc.published) deps.relay.enqueue(pendingLink(doc, linkSubject(deps.linksSubjectPrefix)));
+    if (hasPending(doc)) deps.relay.enqueue(pendingLink(doc, linkSubject(deps.linksSubjectPrefix)));
   }
+  const now = new Date();
+  await deps.store.removeExpiredDisclosures(now);
+  for await (const d of deps.store.currentDisclosures(now))
+    deps.disclosures.add(d.userId, [d.recordId], d.expiresAt.getTime());
 }

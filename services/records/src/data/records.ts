@@ -694,6 +694,15 @@ export class RecordRepository {
     return result.modifiedCount === 0 ? 'unchanged' : 'added';
   }
 
+  /**
+   * Sets the record's linked organizations whole (a link rejected or restored: the linking service
+   * sends each record's organizations after the change). Not an edit, like addLinkedOrganization.
+   */
+  async setLinkedOrganizations(id: Types.ObjectId, organizations: readonly Organization[]): Promise<'set' | 'missing'> {
+    const result = await this.raw.updateOne({ _id: id }, { $set: { linkedOrganizations: [...organizations] } });
+    return result.matchedCount === 0 ? 'missing' : 'set';
+  }
+
   /** Records with events not yet acknowledged by the stream, oldest change first. */
   async withPendingEvents(limit: number): Promise<Types.ObjectId[]> {
     const docs = await this.find<{ _id: Types.ObjectId }>(recordQueries.pendingEvents(limit));

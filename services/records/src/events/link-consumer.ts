@@ -2,7 +2,7 @@ import { LinkEventSchema, linkSubject } from '@nrad/contracts';
 import { type Bus, type Logger, type RunningConsumer, startConsumer } from '@nrad/service-kit';
 import type { RecordRepository } from '../data/records.ts';
 import type { KeyedLock } from '../lib/keyed-lock.ts';
-import { recordLink } from '../use-cases/records.ts';
+import { recordLink, recordLinkChange } from '../use-cases/records.ts';
 
 /** The durable consumer of the records service on the LINKS stream. */
 export const LINKS_DURABLE = 'records-links';
@@ -18,8 +18,9 @@ export interface LinkConsumerOptions {
 }
 
 /**
- * Keeps the Linked flag of records: a durable pull consumer of `<prefix>.created` that adds each
- * new link's organizations to its two records (`recordLink`). At least once and idempotent: a
+ * Keeps the Linked flag of records: a durable pull consumer of `<prefix>.*` that adds each new
+ * link's organizations to its two records (`recordLink`) and, for a link rejected or restored,
+ * sets each record's organizations to those the event names (`recordLinkChange`). At least once and idempotent: a
  * redelivered or re-published event changes nothing. An event that does not decode is terminated
  * (logged) and the consumer goes on; a failed write is retried after a delay.
  */
@@ -29,9 +30,12 @@ export function startLinkConsumer(options: LinkConsumerOptions): Promise<Running
     bus,
     stream: options.stream,
     durable: LINKS_DURABLE,
-    filterSubject: linkSubject(options.subjectPrefix),
+    filterSubject: linkSubject(options.subjectPrefix, '*'),
     decode: (data) => LinkEventSchema.parse(data),
-    handle: (event) => recordLink({ records, lock, logger }, event.link),
+    handle: (event) =>
+      event.type === 'created'
+        ? recordLink({ records, lock, logger }, event.link)
+        : recordLinkChange({ records, lock, logger }, event),
     logger,
   });
 }

@@ -10,6 +10,7 @@ import {
   ERROR_CODES,
   INCIDENT_NUMBER_TAKEN,
   type Link,
+  type LinkEvent,
   moneyToCents,
   ObjectIdSchema,
   type Organization,
@@ -387,6 +388,24 @@ export async function recordLink(
     const id = new Types.ObjectId(hex);
     const outcome = await deps.lock.run(id.toHexString(), () => deps.records.addLinkedOrganization(id, organization));
     if (outcome === 'missing') deps.logger.debug({ linkId: link.id, recordId: hex }, 'linked record not ours; skipped');
+  }
+}
+
+/**
+ * A link rejected or restored (`links.rejected`, `links.restored`): each of its two records that is
+ * in this database gets the linked organizations the event names for it (the linking service's, as
+ * of the change: it alone knows a record's other links). Under each record's lock; a repeat sets
+ * the same.
+ */
+export async function recordLinkChange(
+  deps: Pick<RecordDeps, 'records' | 'lock' | 'logger'>,
+  event: Pick<LinkEvent, 'id' | 'organizations'>,
+): Promise<void> {
+  for (const [hex, organizations] of Object.entries(event.organizations ?? {})) {
+    if (!Types.ObjectId.isValid(hex)) continue;
+    const id = new Types.ObjectId(hex);
+    const outcome = await deps.lock.run(id.toHexString(), () => deps.records.setLinkedOrganizations(id, organizations));
+    if (outcome === 'missing') deps.logger.debug({ event: event.id, recordId: hex }, 'linked record not ours; skipped');
   }
 }
 
