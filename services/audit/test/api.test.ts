@@ -149,13 +149,25 @@ describe('GET /api/audit as ADMIN', () => {
 });
 
 describe('GET /api/audit as an agency user', () => {
-  it('gives its own record’s timeline, every entry naming it, by anyone', async () => {
+  it('gives its own record’s timeline, every entry naming it, by anyone; another agency only as the agency', async () => {
     const naming = where((e) => e.recordIds.includes(bpsRecord));
     const res = await page(`?recordId=${bpsRecord}`, otherBps);
-    // Each item names the asked record only (ADMIN's list page named another agency's record too).
-    expect(res).toEqual({ items: listed(naming).map((i) => ({ ...i, recordIds: [bpsRecord] })), total: 5 });
-    expect(await page(`?recordId=${bpsRecord}&userId=${fia.userId}`, bps)).toMatchObject({
-      items: [{ action: 'access.refused', organization: 'FIA' }],
+    // Each item names the asked record only (ADMIN's list page named another agency's record too),
+    // and another organization's entries show that organization, no user or request (issue 34).
+    const expected = listed(naming).map((i) => ({
+      ...i,
+      recordIds: [bpsRecord],
+      ...(i.organization === 'BPS' ? {} : { userId: null, requestId: null }),
+    }));
+    expect(res).toEqual({ items: expected, total: 5 });
+    const foreign = res.items.filter((i) => i.organization !== 'BPS');
+    expect(foreign.length).toBeGreaterThan(0);
+    for (const item of foreign) expect(item).toMatchObject({ userId: null, requestId: null });
+    expect(JSON.stringify(res)).not.toContain(fia.userId);
+    // Another agency's user id finds nothing, as an unknown id; ADMIN still sees everything.
+    expect(await page(`?recordId=${bpsRecord}&userId=${fia.userId}`, bps)).toEqual({ items: [], total: 0 });
+    expect(await page(`?recordId=${bpsRecord}&userId=${fia.userId}`, admin)).toMatchObject({
+      items: [{ action: 'access.refused', organization: 'FIA', userId: fia.userId }],
       total: 1,
     });
     expect(await page(`?recordId=${bpsQuiet}`, bps)).toEqual({ items: [], total: 0 });

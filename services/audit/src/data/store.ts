@@ -107,6 +107,8 @@ const op = <T extends object>(o: T): T => mongoose.trusted(o) as T;
 export interface AuditFilter {
   recordId?: string;
   userId?: string;
+  /** The acting user's organization (an agency's user filter reaches its own agency's users only). */
+  organization?: string;
   from?: Date;
   to?: Date;
 }
@@ -135,6 +137,7 @@ export const auditQueries = {
     const query: Record<string, unknown> = {};
     if (filter.recordId !== undefined) query.recordIds = filter.recordId;
     if (filter.userId !== undefined) query.userId = filter.userId;
+    if (filter.organization !== undefined) query.organization = filter.organization;
     if (filter.from || filter.to) {
       query.time = op({ ...(filter.from ? { $gte: filter.from } : {}), ...(filter.to ? { $lt: filter.to } : {}) });
     }

@@ -23,7 +23,10 @@ export interface TrailDeps {
  * - An agency user must name a record its organization owns (per `record_owners`); any other
  *   record, or one not known (yet), is answered as the records service answers another agency's
  *   record: 404 `Record not found`. Each item then lists only that record among its record ids (a
- *   list page or search of ADMIN's names other agencies' records too).
+ *   list page or search of ADMIN's names other agencies' records too), and another organization's
+ *   action shows that organization only: no user id, no request id (issue 34: an agency learns
+ *   that FIA read its record, not which FIA user or what was asked). Its `userId` filter reaches its
+ *   own agency's users only (another agency's user id finds nothing, as an unknown one).
  */
 export async function readTrail(deps: TrailDeps, user: UserIdentity, query: unknown): Promise<AuditPage> {
   const q = parse(AuditQuerySchema, query);
@@ -41,6 +44,14 @@ export async function readTrail(deps: TrailDeps, user: UserIdentity, query: unkn
   if (q.recordId === undefined) throw validationError(RECORD_ID_REQUIRED);
   const owner = await deps.owners.ownerOf(q.recordId);
   if (owner !== user.organization) throw notFound(RECORD_NOT_FOUND);
-  const { items, total } = await deps.store.page(filter, q.limit, q.offset);
-  return { items: items.map((item) => ({ ...item, recordIds: [q.recordId as string] })), total };
+  const scoped = q.userId !== undefined ? { ...filter, organization: user.organization } : filter;
+  const { items, total } = await deps.store.page(scoped, q.limit, q.offset);
+  return {
+    items: items.map((item) => ({
+      ...item,
+      recordIds: [q.recordId as string],
+      ...(item.organization === user.organization ? {} : { userId: null, requestId: null }),
+    })),
+    total,
+  };
 }
