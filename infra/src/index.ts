@@ -1,3 +1,4 @@
+export * from './data-mongo.ts';
 export * from './ferretdb.ts';
 export * from './nats.ts';
 export * from './paths.ts';

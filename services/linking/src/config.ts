@@ -3,11 +3,16 @@ import { auditEnv, baseServiceEnv, env, loadConfig, recordEventsEnv } from '@nra
 import { z } from 'zod';
 import { DEFAULT_THRESHOLD } from './matching/index.ts';
 
+/** DISCLOSURE_THRESHOLD (also read by links:audit). */
+export const disclosureThreshold = z.coerce.number().min(50).max(100).default(DEFAULT_THRESHOLD);
+/** The service's database (also read by links:audit). */
+export const linkingDb = z.string().min(1).default('nrad_linking');
+
 export const LinkingConfigSchema = z
   .object({
     ...baseServiceEnv,
     PORT: env.port(8083),
-    MONGO_DB: z.string().min(1).default('nrad_linking'),
+    MONGO_DB: linkingDb,
     NATS_URL: z.string({ error: 'is required' }).min(1, 'is required'),
     ...recordEventsEnv('linking'),
     /** Where `links.created` goes. */
@@ -33,7 +38,7 @@ export const LinkingConfigSchema = z
      * check shows a match, and a manual link is made, only at or above it (as the service scores
      * the stored pair), or for a record the same user's check disclosed within DISCLOSURE_TTL_MINUTES.
      */
-    DISCLOSURE_THRESHOLD: z.coerce.number().min(50).max(100).default(DEFAULT_THRESHOLD),
+    DISCLOSURE_THRESHOLD: disclosureThreshold,
     /** How long a NAMLC check's disclosure of a record lets the same user link it (minutes). */
     DISCLOSURE_TTL_MINUTES: z.coerce
       .number()
