@@ -165,7 +165,9 @@ describe('the isolation matrix', () => {
       }
     }
     expect(await state()).toEqual(before);
-  });
+    // The linking service answers a refused id made in the last minute after RECORD_WAIT_MS (issue
+    // 34; 1 s in this stack), as for a record whose event is on its way: 18 of them here.
+  }, 120_000);
 
   it('serves each agency its own ids and ADMIN everyone’s (the matrix is not refusing everything)', async () => {
     for (const org of ORGS) {
