@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { ObjectIdSchema } from './common.ts';
 import { IdentitySchema } from './identity.ts';
+import { retryTimeText } from './records.ts';
 
 /**
  * Batch upload (SPEC §5, §7): `POST /api/records/batch-upload` and its job, and the records
@@ -96,3 +97,37 @@ export type RecordImportOutcome = z.infer<typeof RecordImportOutcomeSchema>;
 
 export const RecordImportResponseSchema = z.object({ results: z.array(RecordImportOutcomeSchema) });
 export type RecordImportResponse = z.infer<typeof RecordImportResponseSchema>;
+
+/** Rows one import plan names at most (an upload's rows, INGEST_MAX_ROWS, cannot be more). */
+export const RECORD_IMPORT_PLAN_MAX_ROWS = 200_000;
+
+/**
+ * `POST /internal/records/import-plan` (records service; service identity): before a job imports
+ * any row, the worker names each row it will send with its incident number, in row order. The
+ * records service counts the rows whose number another organization holds against the uploader's
+ * budget (docs/adr/0015) and answers where the upload must stop, if anywhere. The same upload's
+ * plan asked again (a retried job) is answered the same and counted once.
+ */
+export const RecordImportPlanRequestSchema = z.object({
+  owner: IdentitySchema.options[0],
+  uploadId: z.string().min(1).max(200),
+  rows: z
+    .array(z.object({ row: z.number().int().min(1), incidentNumber: z.string().min(1).max(64) }))
+    .max(RECORD_IMPORT_PLAN_MAX_ROWS),
+});
+export type RecordImportPlanRequest = z.infer<typeof RecordImportPlanRequestSchema>;
+
+/**
+ * Where an upload stops: `stopAt`, the first row not to import (none of the rows from it on are
+ * sent), and `retryAt`, when the uploader's budget is whole again; neither when every row may be
+ * imported.
+ */
+export const RecordImportPlanSchema = z.object({
+  stopAt: z.number().int().min(1).optional(),
+  retryAt: z.iso.datetime().optional(),
+});
+export type RecordImportPlan = z.infer<typeof RecordImportPlanSchema>;
+
+/** The result's message of an upload stopped by its plan. */
+export const uploadStoppedMessage = (row: number, retryAt: Date, now?: Date) =>
+  `Stopped at row ${row}: too many incident numbers already used by other agencies; the rows from ${row} on were not imported. Try again after ${retryTimeText(retryAt, now)}.`;

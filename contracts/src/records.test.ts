@@ -1,10 +1,13 @@
 import { describe, expect, it } from 'vitest';
+import { uploadStoppedMessage } from './ingest.ts';
 import {
+  incidentProbesSpentMessage,
   PageQuerySchema,
   RecordEventSchema,
   RecordSearchSchema,
   RecordUpdateSchema,
   recordSubject,
+  retryTimeText,
   UpdateDropdownOptionsSchema,
 } from './records.ts';
 
@@ -84,5 +87,24 @@ describe('record events', () => {
     expect(recordSubject('restored', 'ns.records')).toBe('ns.records.restored');
     const bad = RecordEventSchema.safeParse({ id: 'not-a-uuid', type: 'created', time: 'x', actor: {}, record: {} });
     expect(bad.success).toBe(false);
+  });
+});
+
+describe('when a spent budget of incident-number probes is whole again (ADR 0015)', () => {
+  const now = new Date('2026-11-27T13:10:00Z');
+  it('names the minute after it, in UTC, with the date when it is not today', () => {
+    expect(retryTimeText(new Date('2026-11-27T14:04:20Z'), now)).toBe('14:05 UTC');
+    expect(retryTimeText(new Date('2026-11-27T14:05:00Z'), now)).toBe('14:05 UTC');
+    expect(retryTimeText(new Date('2026-11-27T23:59:30Z'), now)).toBe('2026-11-28 00:00 UTC');
+  });
+
+  it('says so on a refused write and on a stopped upload', () => {
+    const at = new Date('2026-11-27T14:04:20Z');
+    expect(incidentProbesSpentMessage(at, now)).toBe(
+      'Too many incident numbers already used by other agencies. Try again after 14:05 UTC.',
+    );
+    expect(uploadStoppedMessage(9, at, now)).toBe(
+      'Stopped at row 9: too many incident numbers already used by other agencies; the rows from 9 on were not imported. Try again after 14:05 UTC.',
+    );
   });
 });

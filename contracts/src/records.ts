@@ -254,3 +254,22 @@ export function incidentKey(incidentNumber: string): string {
 
 /** A create, an edit or an uploaded row whose incident number another record (or row) holds. */
 export const INCIDENT_NUMBER_TAKEN = 'Incident number already exists';
+
+/**
+ * When a budget spent is whole again, as a person reads it: "14:05 UTC" (rounded up to the minute,
+ * so the time named has passed when the clock shows it), with the date when it is not today's.
+ */
+export function retryTimeText(at: Date, now: Date = new Date()): string {
+  const up = new Date(Math.ceil(at.getTime() / 60_000) * 60_000);
+  const iso = up.toISOString();
+  const time = `${iso.slice(11, 16)} UTC`;
+  return iso.slice(0, 10) === now.toISOString().slice(0, 10) ? time : `${iso.slice(0, 10)} ${time}`;
+}
+
+/**
+ * 429 to a create or an edit of the incident number while the user's budget of incident numbers
+ * found held by other agencies is spent (docs/adr/0015): every such write is refused until then,
+ * whatever its number, so the refusal itself says nothing about the number.
+ */
+export const incidentProbesSpentMessage = (retryAt: Date, now?: Date) =>
+  `Too many incident numbers already used by other agencies. Try again after ${retryTimeText(retryAt, now)}.`;

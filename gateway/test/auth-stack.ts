@@ -57,6 +57,8 @@ export async function createAuthStack(t: TestNamespace) {
     identitySecret: IDENTITY_SECRET,
     mongoUrl: t.mongoUrl,
     natsUrl: t.natsUrl,
+    redisUrl: t.redisUrl,
+    redisPrefix: t.redisPrefix,
     dbName: t.db('records'),
     stream: t.stream('RECORDS'),
     subjectPrefix: t.subject('records'),

@@ -13,6 +13,8 @@ interface Shared extends InfraUrls {
   logLevel: string;
   /** The operator's OPENAI_* variables (the report service's model; none: the template). */
   openAi: Record<string, string>;
+  /** The operator's INCIDENT_PROBE_* variables (the records service's budget of probes, ADR 0015). */
+  probes: Record<string, string>;
 }
 
 /** The variables of the report service's model, as the operator set them. */
@@ -23,6 +25,9 @@ export const OPENAI_VARIABLES = [
   'OPENAI_TIMEOUT_SECONDS',
   'OPENAI_MAX_RETRIES',
 ] as const;
+
+/** The variables of the records service's budget of incident-number probes (ADR 0015), as the operator set them. */
+export const INCIDENT_PROBE_VARIABLES = ['INCIDENT_PROBE_LIMIT', 'INCIDENT_PROBE_WINDOW_MINUTES'] as const;
 
 /**
  * The deployables `npm start` runs, in start order (the gateway last). Each later service adds an
@@ -50,7 +55,13 @@ export const SERVICES: ReadonlyArray<{
   {
     name: 'records',
     entry: 'services/records/dist/main.js',
-    env: (s) => ({ MONGO_URL: s.mongoUrl, NATS_URL: s.natsUrl, IDENTITY_SECRET: s.identitySecret }),
+    env: (s) => ({
+      MONGO_URL: s.mongoUrl,
+      NATS_URL: s.natsUrl,
+      REDIS_URL: s.redisUrl,
+      IDENTITY_SECRET: s.identitySecret,
+      ...s.probes,
+    }),
   },
   {
     name: 'linking',
@@ -239,6 +250,9 @@ export async function startSystem(options: SystemOptions): Promise<RunningSystem
     logLevel: options.logLevel ?? 'info',
     openAi: Object.fromEntries(
       OPENAI_VARIABLES.flatMap((name) => (options.env?.[name] ? [[name, options.env[name] as string]] : [])),
+    ),
+    probes: Object.fromEntries(
+      INCIDENT_PROBE_VARIABLES.flatMap((name) => (options.env?.[name] ? [[name, options.env[name] as string]] : [])),
     ),
   };
 

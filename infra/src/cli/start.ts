@@ -1,7 +1,8 @@
 // `npm start`: installs what is missing, builds, and runs the whole system on embedded defaults until
 // Ctrl-C. Honors GATEWAY_PORT, GATEWAY_HOST, ADMIN_EMAIL, ADMIN_PASSWORD, NRAD_DATA_DIR and, to use
 // servers of your own, MONGO_URL, NATS_URL, REDIS_URL; for reports written by a model, OPENAI_MODEL,
-// OPENAI_API_KEY and OPENAI_BASE_URL.
+// OPENAI_API_KEY and OPENAI_BASE_URL; the budget of incident numbers held by other agencies,
+// INCIDENT_PROBE_LIMIT and INCIDENT_PROBE_WINDOW_MINUTES.
 import path from 'node:path';
 import { dataDir, REPO_ROOT } from '../paths.ts';
 import { prepareLocalSystem } from '../prepare.ts';

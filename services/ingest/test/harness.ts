@@ -61,12 +61,21 @@ export function workbook(rows: unknown[][], header: string[] = HEADER): Buffer {
 
 /**
  * The ingest service beside a records service on real ports (the worker calls the records service
- * over HTTP as in production), in this file's namespace. `start()` builds another ingest instance
- * on the same database and queue (a restart, or a second worker).
+ * over HTTP as in production), in this file's namespace. `overrides` are variables of the ingest
+ * service's config, `recordsOverrides` of the records service's. `start()` builds another ingest
+ * instance on the same database and queue (a restart, or a second worker).
  */
-export async function startIngest(overrides: Record<string, string> = {}) {
+export async function startIngest(
+  overrides: Record<string, string> = {},
+  recordsOverrides: Record<string, string> = {},
+) {
   const t = testNamespace();
-  const records = await recordsBeside(t, { identitySecret: SECRET, logger, name: 'ingest-test' });
+  const records = await recordsBeside(t, {
+    identitySecret: SECRET,
+    logger,
+    name: 'ingest-test',
+    overrides: recordsOverrides,
+  });
   const recordsServer = await listen(records.built.app, 0, '127.0.0.1');
   const recordsUrl = `http://127.0.0.1:${recordsServer.port}`;
   const config = (more: Record<string, string> = {}): IngestConfig =>

@@ -14,9 +14,10 @@ import { ImportEventsRepository } from './data/import-events.ts';
 import { RecordRepository } from './data/records.ts';
 import { startLinkConsumer } from './events/link-consumer.ts';
 import { OutboxRelay } from './events/outbox-relay.ts';
-import { apiRoutes, IMPORT_PATH, internalRoutes } from './http/routes.ts';
+import { apiRoutes, IMPORT_PATH, IMPORT_PLAN_PATH, internalRoutes } from './http/routes.ts';
 import { KeyedLock } from './lib/keyed-lock.ts';
 import { ListTotals } from './lib/list-totals.ts';
+import { connectProbeRedis, ProbeBudget, redisReady } from './lib/probe-budget.ts';
 import { DEFAULT_DROPDOWNS } from './use-cases/dropdowns.ts';
 import type { RecordDeps } from './use-cases/records.ts';
 
@@ -53,6 +54,18 @@ export async function createApp({ config, db, bus, logger }: RecordsAppDeps) {
   });
   await audit.start(); // ensures the AUDIT stream: the outbox relays change events to it too
 
+  // Redis holds each user's budget of incident-number probes (docs/adr/0015); not a readiness
+  // condition: while it is away the budget is kept in memory.
+  const redis = connectProbeRedis(config.REDIS_URL, logger);
+  await redisReady(redis, 5000);
+  const probes = new ProbeBudget({
+    redis,
+    prefix: config.REDIS_PREFIX,
+    limit: config.INCIDENT_PROBE_LIMIT,
+    windowMinutes: config.INCIDENT_PROBE_WINDOW_MINUTES,
+    logger,
+  });
+
   const lock = new KeyedLock();
   const relay = new OutboxRelay({
     records,
@@ -76,6 +89,7 @@ export async function createApp({ config, db, bus, logger }: RecordsAppDeps) {
     subjectPrefix: config.RECORDS_SUBJECT_PREFIX,
     audit,
     auditStream,
+    probes,
   };
 
   const app = createServiceApp({
@@ -85,7 +99,10 @@ export async function createApp({ config, db, bus, logger }: RecordsAppDeps) {
     // NATS is not a readiness condition: while it is down, changes still succeed and their events
     // wait in the outbox.
     readiness: { mongo: mongoReadiness(db) },
-    largeBodyPaths: [{ path: new RegExp(`^${IMPORT_PATH}$`), limit: '32mb' }],
+    largeBodyPaths: [
+      { path: new RegExp(`^${IMPORT_PATH}$`), limit: '32mb' },
+      { path: new RegExp(`^${IMPORT_PLAN_PATH}$`), limit: '32mb' },
+    ],
     audit,
   });
   const api = apiRoutes(deps);
@@ -106,12 +123,14 @@ export async function createApp({ config, db, bus, logger }: RecordsAppDeps) {
   } catch (err) {
     await relay.stop();
     await audit.stop();
+    redis.disconnect();
     throw err;
   }
   const stop = async () => {
     await links.stop();
     await relay.stop();
     await audit.stop();
+    await redis.quit().catch(() => redis.disconnect());
   };
-  return { app, deps, relay, links, audit, stop };
+  return { app, deps, relay, links, audit, redis, stop };
 }

@@ -27,6 +27,18 @@ export const RecordsConfigSchema = z.object({
   LIST_TOTAL_TTL_MS: z.coerce.number().int().min(0).max(600_000).default(10_000),
   /** How often the import outbox is looked at for what a request cut short left (milliseconds). */
   RELAY_IMPORT_SWEEP_MS: z.coerce.number().int().min(50).default(5000),
+  /** Redis: each user's budget of incident numbers found held by other agencies (docs/adr/0015). */
+  REDIS_URL: env.url(),
+  /** The first part of this service's Redis keys (tests: a namespace). */
+  REDIS_PREFIX: z.string().default('nrad:records:'),
+  /**
+   * How many incident numbers held by another organization one user may be refused (409, a row
+   * error) within a window; once spent, the user's creates, edits of the number and uploads are
+   * refused (429; an upload stops) until the window ends. ADMIN is not counted.
+   */
+  INCIDENT_PROBE_LIMIT: z.coerce.number().int().min(1).default(20),
+  /** That window, from the user's first counted write in it (minutes, at most a day). */
+  INCIDENT_PROBE_WINDOW_MINUTES: z.coerce.number().int().min(1).max(1440).default(60),
 });
 export type RecordsConfig = z.output<typeof RecordsConfigSchema>;
 

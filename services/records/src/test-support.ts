@@ -14,7 +14,9 @@ import { createApp } from './app.ts';
 import { type RecordsConfig, RecordsConfigSchema } from './config.ts';
 
 /**
- * Records configuration for tests: the given database, streams and subject prefixes; fast retries.
+ * Records configuration for tests: the given database, streams, subject prefixes and Redis key
+ * prefix (`redisPrefix`, the namespace's: `t1a2b3c:` → keys under `t1a2b3c:records:`); fast retries.
+ * `overrides` sets any other variable (`INCIDENT_PROBE_LIMIT`, say).
  * The LINKS and AUDIT streams and prefixes default to the siblings of the records ones
  * (`t1a2b3c_RECORDS` → `t1a2b3c_LINKS`, `t1a2b3c.records` → `t1a2b3c.links`, else `<stream>_LINKS`,
  * `<prefix>_links`; the same with AUDIT and audit):
@@ -25,6 +27,8 @@ export function recordsTestConfig(options: {
   identitySecret: string;
   mongoUrl: string;
   natsUrl: string;
+  redisUrl: string;
+  redisPrefix: string;
   dbName: string;
   stream: string;
   subjectPrefix: string;
@@ -36,12 +40,15 @@ export function recordsTestConfig(options: {
   sweepMs?: number;
   importSweepMs?: number;
   listTotalTtlMs?: number;
+  overrides?: Record<string, string>;
 }): RecordsConfig {
   return RecordsConfigSchema.parse({
     IDENTITY_SECRET: options.identitySecret,
     MONGO_URL: options.mongoUrl,
     MONGO_DB: options.dbName,
     NATS_URL: options.natsUrl,
+    REDIS_URL: options.redisUrl,
+    REDIS_PREFIX: `${options.redisPrefix}records:`,
     RECORDS_STREAM: options.stream,
     RECORDS_SUBJECT_PREFIX: options.subjectPrefix,
     LINKS_STREAM: options.linksStream ?? sibling(options.stream, /(^|_)RECORDS$/, 'LINKS', '_'),
@@ -53,6 +60,7 @@ export function recordsTestConfig(options: {
     RELAY_IMPORT_SWEEP_MS: String(options.importSweepMs ?? 60_000),
     ...(options.listTotalTtlMs !== undefined ? { LIST_TOTAL_TTL_MS: String(options.listTotalTtlMs) } : {}),
     LOG_LEVEL: 'silent',
+    ...options.overrides,
   });
 }
 
@@ -127,22 +135,31 @@ export async function testApiAs(
 
 /**
  * The records service running beside another service under test, in namespace `t` (its
- * database, its RECORDS stream and, with `links`, its LINKS stream): the config the other service
- * follows, a bus for both to share, and the app to route records paths to. `close` stops it and
- * closes the bus and its database.
+ * database, its RECORDS stream and, with `links`, its LINKS stream, its Redis keys): the config
+ * the other service follows, a bus for both to share, and the app to route records paths to.
+ * `overrides` sets other variables of its config. `close` stops it and closes the bus and its database.
  */
 export async function recordsBeside(
   t: TestNamespace,
-  options: { identitySecret: string; logger: Logger; name: string; links?: boolean },
+  options: {
+    identitySecret: string;
+    logger: Logger;
+    name: string;
+    links?: boolean;
+    overrides?: Record<string, string>;
+  },
 ) {
   const config = recordsTestConfig({
     identitySecret: options.identitySecret,
     mongoUrl: t.mongoUrl,
     natsUrl: t.natsUrl,
+    redisUrl: t.redisUrl,
+    redisPrefix: t.redisPrefix,
     dbName: t.db('records'),
     stream: t.stream('RECORDS'),
     subjectPrefix: t.subject('records'),
     ...(options.links ? { linksStream: t.stream('LINKS'), linksSubjectPrefix: t.subject('links') } : {}),
+    ...(options.overrides ? { overrides: options.overrides } : {}),
   });
   const db = await connectMongo({ url: config.MONGO_URL, dbName: config.MONGO_DB });
   const bus = await connectBus({ url: t.natsUrl, name: options.name });

@@ -74,13 +74,22 @@ export interface RecordsHarness {
 }
 
 export async function startRecords(
-  options: { natsUrl?: string; sweepMs?: number; importSweepMs?: number; listTotalTtlMs?: number } = {},
+  options: {
+    natsUrl?: string;
+    sweepMs?: number;
+    importSweepMs?: number;
+    listTotalTtlMs?: number;
+    /** More variables of the service's config (`INCIDENT_PROBE_LIMIT`, say). */
+    overrides?: Record<string, string>;
+  } = {},
 ): Promise<RecordsHarness> {
   const t = testNamespace();
   const config = recordsTestConfig({
     identitySecret: SECRET,
     mongoUrl: t.mongoUrl,
     natsUrl: options.natsUrl ?? t.natsUrl,
+    redisUrl: t.redisUrl,
+    redisPrefix: t.redisPrefix,
     dbName: t.db('records'),
     stream: t.stream('RECORDS'),
     subjectPrefix: t.subject('records'),
@@ -89,6 +98,7 @@ export async function startRecords(
     ...(options.sweepMs ? { sweepMs: options.sweepMs } : {}),
     ...(options.importSweepMs ? { importSweepMs: options.importSweepMs } : {}),
     ...(options.listTotalTtlMs !== undefined ? { listTotalTtlMs: options.listTotalTtlMs } : {}),
+    ...(options.overrides ? { overrides: options.overrides } : {}),
   });
   const db = await connectMongo({ url: config.MONGO_URL, dbName: config.MONGO_DB });
   const bus = await connectBus({ url: config.NATS_URL, name: 'records-test' });

@@ -2,6 +2,9 @@ import {
   DropdownOptionSchema,
   type Identity,
   REQUEST_ID_HEADER,
+  type RecordImportPlan,
+  type RecordImportPlanRequest,
+  RecordImportPlanSchema,
   type RecordImportRequest,
   type RecordImportResponse,
   RecordImportResponseSchema,
@@ -20,6 +23,17 @@ export interface RecordsApi {
     items: RecordImportRequest['items'],
     requestId?: string | null,
   ): Promise<RecordImportResponse['results']>;
+  /**
+   * Where an upload must stop, asked once before its rows are imported (docs/adr/0015): the rows
+   * it will send with their incident numbers, in row order. The same upload's plan asked again is
+   * the same.
+   */
+  planImport(
+    owner: UserIdentity,
+    uploadId: string,
+    rows: RecordImportPlanRequest['rows'],
+    requestId?: string | null,
+  ): Promise<RecordImportPlan>;
   /** The option values of a list (`source`, `country`) as the user sees them. */
   options(user: UserIdentity, type: 'source' | 'country'): Promise<string[]>;
 }
@@ -40,6 +54,15 @@ export function recordsClient(baseUrl: string, secret: string, timeoutMs = 120_0
         { method: 'POST', body, ...(requestId ? { headers: { [REQUEST_ID_HEADER]: requestId } } : {}) },
       );
       return RecordImportResponseSchema.parse(answer).results;
+    },
+    async planImport(owner, uploadId, rows, requestId) {
+      const body = JSON.stringify({ owner, uploadId, rows } satisfies RecordImportPlanRequest);
+      const answer = await call(
+        '/internal/records/import-plan',
+        { kind: 'service', service: 'ingest' },
+        { method: 'POST', body, ...(requestId ? { headers: { [REQUEST_ID_HEADER]: requestId } } : {}) },
+      );
+      return RecordImportPlanSchema.parse(answer);
     },
     async options(user, type) {
       const answer = DropdownOptionSchema.array().parse(await call(`/api/dropdown-options/${type}`, user));

@@ -1,4 +1,4 @@
-import type { BatchUploadResult, IngestJobState, UserIdentity } from '@nrad/contracts';
+import type { BatchUploadResult, IngestJobState, RecordImportPlan, UserIdentity } from '@nrad/contracts';
 import { type Connection, type Model, Schema } from 'mongoose';
 
 /** A stored file is kept in chunks of this many bytes (well under any document size limit). */
@@ -18,6 +18,11 @@ export interface UploadDoc {
   state: IngestJobState;
   processedRows: number;
   totalRows: number;
+  /**
+   * Where the job stops, as the records service planned it before the first row (docs/adr/0015):
+   * a retried job follows the same plan.
+   */
+  plan?: RecordImportPlan;
   result?: BatchUploadResult;
 }
 
@@ -40,6 +45,7 @@ const uploadSchema = new Schema<UploadDoc>(
     state: { type: String, required: true },
     processedRows: { type: Number, required: true },
     totalRows: { type: Number, required: true },
+    plan: { type: Schema.Types.Mixed },
     result: { type: Schema.Types.Mixed },
   },
   { collection: 'uploads', versionKey: false, minimize: false },
@@ -90,7 +96,10 @@ export class UploadStore {
     return Buffer.concat(chunks.map((c) => bytesOf(c.data)));
   }
 
-  async progress(id: string, change: Partial<Pick<UploadDoc, 'state' | 'processedRows' | 'totalRows' | 'result'>>) {
+  async progress(
+    id: string,
+    change: Partial<Pick<UploadDoc, 'state' | 'processedRows' | 'totalRows' | 'plan' | 'result'>>,
+  ) {
     await this.uploads.updateOne({ _id: id }, { $set: { ...change, updatedAt: new Date() } });
   }
 }

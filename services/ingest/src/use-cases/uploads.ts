@@ -6,9 +6,13 @@ import {
   INCIDENT_NUMBER_TAKEN,
   type IngestJob,
   incidentKey,
+  RecordFieldsSchema,
   type RecordImportOutcome,
+  type RecordImportPlan,
+  type RecordImportPlanRequest,
   RecordInputSchema,
   type UserIdentity,
+  uploadStoppedMessage,
 } from '@nrad/contracts';
 import { type AuditActor, type AuditTrail, auditEvents, type Logger, notFound } from '@nrad/service-kit';
 import type { IngestConfig } from '../config.ts';
@@ -187,13 +191,40 @@ function markRepeatedNumbers(rows: SheetRow[]): void {
   }
 }
 
-/** What an upload's completion event says: its job and counts (rows refused for a taken number are duplicates). */
+/**
+ * What an upload's completion event says: its job and counts (rows refused for a taken number are
+ * duplicates; rows valid here but not sent because the upload stopped before them, `notImported`).
+ */
 interface CompletionCounts {
   rows: number;
   created: number;
   invalid: number;
   duplicates: number;
   fileRefused?: boolean;
+  notImported?: number;
+  stoppedAtRow?: number;
+}
+
+/**
+ * The upload's plan (docs/adr/0015): the records service is told, in row order, the incident
+ * number of every row the job will send, and answers where the job must stop if the uploader's
+ * budget of numbers held by other agencies runs out. Asked once per upload: a retried job reads
+ * the plan stored with it.
+ */
+async function planOf(
+  deps: IngestDeps,
+  upload: { _id: string; uploader: UserIdentity; plan?: RecordImportPlan },
+  rows: readonly SheetRow[],
+  requestId: string | null | undefined,
+): Promise<RecordImportPlan> {
+  if (upload.plan) return upload.plan;
+  const numbered: RecordImportPlanRequest['rows'] = [];
+  for (const r of rows) {
+    if (r.errors.length) continue; // never sent
+    const number = RecordFieldsSchema.shape.incidentNumber.safeParse(r.body.incidentNumber);
+    if (number.success) numbered.push({ row: r.row, incidentNumber: number.data });
+  }
+  return numbered.length ? deps.records.planImport(upload.uploader, upload._id, numbered, requestId) : {};
 }
 
 /**
@@ -268,11 +299,15 @@ export async function processUpload(deps: IngestDeps, data: IngestJobData): Prom
   (globalThis as { gc?: () => void }).gc?.();
   markRepeatedNumbers(table.rows);
   const total = table.rows.length;
-  await deps.store.progress(upload._id, { totalRows: total, processedRows: 0 });
+  const plan = await planOf(deps, upload, table.rows, data.requestId);
+  // Rows from here on are not sent (the uploader's budget is spent: docs/adr/0015).
+  const stopAt = plan.stopAt ?? Number.POSITIVE_INFINITY;
+  await deps.store.progress(upload._id, { totalRows: total, processedRows: 0, plan });
   const errors: BatchRowError[] = [];
   const createdIds: string[] = [];
   let successful = 0;
   let duplicates = 0;
+  let notImported = 0;
   let processed = 0;
   const size = deps.config.INGEST_BATCH_ROWS;
   // Each batch's rows are let go once tallied, so the job's memory shrinks as it goes.
@@ -300,6 +335,10 @@ export async function processUpload(deps: IngestDeps, data: IngestJobData): Prom
           errors.push(...r.errors, ...otherFieldErrors(r));
           continue;
         }
+        if (r.row >= stopAt) {
+          notImported++; // the result's message says why, once
+          continue;
+        }
         const o = outcomeOf.get(`${uploadId}:${r.row}`);
         if (o && (o.outcome === 'created' || o.outcome === 'existed')) {
           successful++;
@@ -325,7 +364,7 @@ export async function processUpload(deps: IngestDeps, data: IngestJobData): Prom
   async function lane(): Promise<void> {
     while (next < batches.length) {
       const at = next++;
-      const valid = (batches[at] as SheetRow[]).filter((r) => r.errors.length === 0);
+      const valid = (batches[at] as SheetRow[]).filter((r) => r.errors.length === 0 && r.row < stopAt);
       const outcomes = valid.length
         ? await deps.records.importRows(
             uploader,
@@ -338,14 +377,19 @@ export async function processUpload(deps: IngestDeps, data: IngestJobData): Prom
     }
   }
   await Promise.all(Array.from({ length: Math.min(deps.config.INGEST_BATCHES_IN_FLIGHT, batches.length) }, lane));
-  const result = resultOf(total, successful, errors);
+  const stopped =
+    plan.stopAt !== undefined
+      ? uploadStoppedMessage(plan.stopAt, plan.retryAt ? new Date(plan.retryAt) : new Date())
+      : undefined;
+  const result = resultOf(total, successful, errors, stopped);
   // Recorded before the result is stored: a crash in between runs the job again, which records the
   // same events (same ids) and stores the result.
   await recordCompletion(deps, data, uploader, createdIds, {
     rows: total,
     created: successful,
-    invalid: total - successful - duplicates,
+    invalid: total - successful - duplicates - notImported,
     duplicates,
+    ...(plan.stopAt !== undefined ? { notImported, stoppedAtRow: plan.stopAt } : {}),
   });
   await deps.store.progress(upload._id, { state: 'completed', result });
   deps.logger.info({ uploadId: upload._id, total, successful, errors: errors.length }, 'upload processed');

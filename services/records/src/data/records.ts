@@ -435,7 +435,11 @@ export const recordQueries = {
   },
   /** Another record holding an incident key. */
   incidentKeyTaken(key: string, exceptId: Types.ObjectId): RecordQuery {
-    return { filter: { incidentKey: key, _id: op({ $ne: exceptId }) }, limit: 1, projection: { _id: 1 } };
+    return {
+      filter: { incidentKey: key, _id: op({ $ne: exceptId }) },
+      limit: 1,
+      projection: { _id: 0, organization: 1 },
+    };
   },
   /** Which of these ids are records (an import's retry finds the records it made). */
   existingIds(ids: Types.ObjectId[]): RecordQuery {
@@ -445,9 +449,9 @@ export const recordQueries = {
   importOwners(ids: Types.ObjectId[]): RecordQuery {
     return { filter: { _id: op({ $in: ids }) }, projection: { _id: 1, importId: 1 } };
   },
-  /** Which of these incident keys records hold. */
+  /** Which of these incident keys records hold, and the organization of each holder. */
   takenIncidentKeys(keys: string[]): RecordQuery {
-    return { filter: { incidentKey: op({ $in: keys }) }, projection: { _id: 0, incidentKey: 1 } };
+    return { filter: { incidentKey: op({ $in: keys }) }, projection: { _id: 0, incidentKey: 1, organization: 1 } };
   },
   /** Records with events not yet acknowledged by the stream, oldest change first. */
   pendingEvents(limit: number): RecordQuery {
@@ -584,8 +588,16 @@ export class RecordRepository {
   }
 
   async takenIncidentKeys(keys: string[]): Promise<string[]> {
-    if (keys.length === 0) return [];
-    return (await this.find<{ incidentKey: string }>(recordQueries.takenIncidentKeys(keys))).map((d) => d.incidentKey);
+    return [...(await this.incidentKeyHolders(keys)).keys()];
+  }
+
+  /** Which of these incident keys records hold: each one → the organization of its record. */
+  async incidentKeyHolders(keys: string[]): Promise<Map<string, Organization>> {
+    if (keys.length === 0) return new Map();
+    const docs = await this.find<{ incidentKey: string; organization: Organization }>(
+      recordQueries.takenIncidentKeys(keys),
+    );
+    return new Map(docs.map((d) => [d.incidentKey, d.organization]));
   }
 
   /** One record by id (an index lookup on every store). */
@@ -594,12 +606,15 @@ export class RecordRepository {
   }
 
   /**
-   * Whether another record holds this incident number. Checked before an edit changes the number:
-   * FerretDB reports a unique-index violation on update as an internal error, not as code 11000
-   * (MongoDB does), so the index alone would give a 500 there; the index still decides races.
+   * The organization of the record (other than `exceptId`) holding this incident number, or null.
+   * Checked before an edit changes the number: FerretDB reports a unique-index violation on update
+   * as an internal error, not as code 11000 (MongoDB does), so the index alone would give a 500
+   * there; the index still decides races. After a create refused by the index it says whether the
+   * number is another agency's (a probe, docs/adr/0015).
    */
-  async incidentKeyTaken(key: string, exceptId: Types.ObjectId): Promise<boolean> {
-    return (await this.find(recordQueries.incidentKeyTaken(key, exceptId))).length > 0;
+  async incidentKeyHolder(key: string, exceptId: Types.ObjectId): Promise<Organization | null> {
+    const [doc] = await this.find<{ organization: Organization }>(recordQueries.incidentKeyTaken(key, exceptId));
+    return doc?.organization ?? null;
   }
 
   /**

@@ -3,6 +3,8 @@ import {
   NEXT_CURSOR_HEADER,
   type PageQuery,
   PageQuerySchema,
+  type RecordImportPlan,
+  RecordImportPlanRequestSchema,
   RecordImportRequestSchema,
   type RecordImportResponse,
   TOTAL_COUNT_HEADER,
@@ -22,6 +24,7 @@ import type { DropdownRepository } from '../data/dropdowns.ts';
 import type { Page } from '../data/records.ts';
 import * as dropdowns from '../use-cases/dropdowns.ts';
 import { importRecords } from '../use-cases/import.ts';
+import { ProbesSpentError, planImport } from '../use-cases/probes.ts';
 import * as records from '../use-cases/records.ts';
 
 type Ctx = Koa.ParameterizedContext<ServiceState>;
@@ -73,6 +76,16 @@ function sendRecord(ctx: Ctx, record: { version: number }, status = 200) {
 /** The records paths of SPEC §7 (ARCHITECTURE.md "Route ownership"). */
 export function apiRoutes(deps: records.RecordDeps & { dropdowns: DropdownRepository }) {
   const router = new Router<ServiceState>({ prefix: '/api' });
+
+  // A spent budget of incident-number probes (docs/adr/0015): 429 says when to try again.
+  router.use(async (ctx, next) => {
+    try {
+      await next();
+    } catch (err) {
+      if (err instanceof ProbesSpentError) ctx.set('Retry-After', String(err.retryAfter));
+      throw err;
+    }
+  });
 
   router.get('/records', async (ctx) => {
     const page = paging(ctx);
@@ -153,6 +166,8 @@ export function apiRoutes(deps: records.RecordDeps & { dropdowns: DropdownReposi
 
 /** The path the ingest worker creates a batch upload's rows through (ARCHITECTURE.md "Queues"). */
 export const IMPORT_PATH = '/internal/records/import';
+/** The path the ingest worker asks an upload's plan at, before its rows (docs/adr/0015). */
+export const IMPORT_PLAN_PATH = '/internal/records/import-plan';
 
 /**
  * Paths only other services call (service identity); the gateway never routes /internal from
@@ -172,6 +187,17 @@ export function internalRoutes(deps: records.RecordDeps) {
       clientAddress: null,
     };
     ctx.body = { results: await importRecords(deps, { owner, items, actor }) } satisfies RecordImportResponse;
+  });
+
+  router.post('/records/import-plan', async (ctx) => {
+    const { owner, uploadId, rows } = parse(RecordImportPlanRequestSchema, ctx.request.body);
+    const actor: AuditActor = {
+      userId: owner.userId,
+      organization: owner.organization,
+      requestId: ctx.state.requestId,
+      clientAddress: null,
+    };
+    ctx.body = (await planImport(deps, { owner, uploadId, rows, actor })) satisfies RecordImportPlan;
   });
 
   return router;

@@ -61,6 +61,8 @@ import { escapeRegex, incidentPrefix, nameMatches, words } from '../domain/text.
 import type { OutboxRelay } from '../events/outbox-relay.ts';
 import type { KeyedLock } from '../lib/keyed-lock.ts';
 import type { ListScope, ListTotals } from '../lib/list-totals.ts';
+import type { ProbeBudget } from '../lib/probe-budget.ts';
+import { holdProbe, type Probe } from './probes.ts';
 
 export interface RecordDeps {
   records: RecordRepository;
@@ -78,6 +80,8 @@ export interface RecordDeps {
   audit: AuditTrail;
   /** Where the outbox's audit events go. */
   auditStream: AuditStreamConfig;
+  /** Each user's budget of incident numbers found held by other agencies (docs/adr/0015). */
+  probes: ProbeBudget;
 }
 
 /** The service name audit events carry. */
@@ -210,6 +214,8 @@ export async function createRecord(
   const event = outboxEntry(deps.subjectPrefix, 'created', user, record);
   const audit = auditEntry(deps, 'record.create', actor, record.id);
   const insert = () => deps.records.insert({ ...doc, outbox: [event, audit], outboxPending: true });
+  // Held while the insert runs: a number another agency holds is a probe (docs/adr/0015).
+  const probe = await holdProbe(deps, user, actor, 'create');
   try {
     await deps.totals.change(
       doc.organization,
@@ -218,9 +224,14 @@ export async function createRecord(
       refusedChange,
     );
   } catch (err) {
-    if (err instanceof IncidentNumberTakenError) throw conflict(INCIDENT_NUMBER_TAKEN, ERROR_CODES.incidentNumberTaken);
+    if (err instanceof IncidentNumberTakenError) {
+      await probe.taken(await deps.records.incidentKeyHolder(doc.incidentKey, doc._id));
+      throw conflict(INCIDENT_NUMBER_TAKEN, ERROR_CODES.incidentNumberTaken);
+    }
     deps.relay.unsure(doc._id); // stored before the answer was lost? then its events go out soon
     throw err;
+  } finally {
+    await probe.done();
   }
   deps.relay.kick(doc._id, [event, audit]); // a new record has no older event: publish them without a read
   return record;
@@ -330,22 +341,30 @@ export async function updateRecord(
   const recordId = parseRecordId(id);
   const { version, ...input } = parse(RecordUpdateSchema, body);
   const headerVersion = versionFromIfMatch(ifMatch);
-  return changeRecord(deps, user, actor, recordId, 'updated', false, async (current) => {
-    for (const expected of [version, headerVersion]) {
-      if (expected !== undefined && expected !== current.version)
-        throw conflict(STALE_VERSION, ERROR_CODES.staleVersion);
-    }
-    const canonical = await checkOptions(deps, input, current);
-    const fields = storedFields({ ...input, ...canonical });
-    const derived = derivedFields(fields);
-    if (
-      derived.incidentKey !== current.incidentKey &&
-      (await deps.records.incidentKeyTaken(derived.incidentKey, current._id))
-    ) {
-      throw conflict(INCIDENT_NUMBER_TAKEN, ERROR_CODES.incidentNumberTaken);
-    }
-    return { ...fields, ...derived };
-  });
+  // An edit that changes the number holds a probe until it is written (docs/adr/0015).
+  let probe: Probe | undefined;
+  try {
+    return await changeRecord(deps, user, actor, recordId, 'updated', false, async (current) => {
+      for (const expected of [version, headerVersion]) {
+        if (expected !== undefined && expected !== current.version)
+          throw conflict(STALE_VERSION, ERROR_CODES.staleVersion);
+      }
+      const canonical = await checkOptions(deps, input, current);
+      const fields = storedFields({ ...input, ...canonical });
+      const derived = derivedFields(fields);
+      if (derived.incidentKey !== current.incidentKey) {
+        probe = await holdProbe(deps, user, actor, 'edit');
+        const holder = await deps.records.incidentKeyHolder(derived.incidentKey, current._id);
+        if (holder !== null) {
+          await probe.taken(holder);
+          throw conflict(INCIDENT_NUMBER_TAKEN, ERROR_CODES.incidentNumberTaken);
+        }
+      }
+      return { ...fields, ...derived };
+    });
+  } finally {
+    await probe?.done();
+  }
 }
 
 export function deleteRecord(deps: RecordDeps, user: UserIdentity, actor: AuditActor, id: string): Promise<CaseRecord> {
