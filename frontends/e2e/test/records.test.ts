@@ -5,12 +5,13 @@
  * Linked by NRAD itself (nothing left for Link Records, no false success), and the Record Journey
  * shows both agencies, the police record as text FIA may not open; edit; delete; Deleted Records;
  * restore; search; another agency's record is Record Not Found; dates are the same day in every
- * time zone.
+ * time zone; FIA rejects the link with a reason, the police no longer see it, ADMIN sees why and
+ * restores it (issue 34).
  */
 import type { Page } from 'playwright-core';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { register, shot, signIn, toast } from './helpers.ts';
-import { newPerson, startWebStack, type WebStack } from './web-stack.ts';
+import { ADMIN, newPerson, startWebStack, type WebStack } from './web-stack.ts';
 
 let web: WebStack;
 const bps = newPerson('BPS');
@@ -27,7 +28,10 @@ beforeAll(async () => {
   }
 });
 
-async function signedIn(person: ReturnType<typeof newPerson>, options: { timezoneId?: string } = {}): Promise<Page> {
+async function signedIn(
+  person: Pick<ReturnType<typeof newPerson>, 'email' | 'password'>,
+  options: { timezoneId?: string } = {},
+): Promise<Page> {
   const { page } = await web.page(options);
   await page.goto('/login');
   await signIn(page, person.email, person.password);
@@ -78,6 +82,7 @@ async function fillRecord(
 
 describe('records in two agencies', () => {
   let bpsRecordUrl = '';
+  let fiaRecordUrl = '';
 
   it('BPS records an incident', async () => {
     const page = await signedIn(bps);
@@ -171,6 +176,7 @@ describe('records in two agencies', () => {
     expect(await police.locator('a').count()).toBe(0);
     // Clicking the number goes nowhere (no Record Not Found behind it).
     const fiaUrl = new URL(page.url()).pathname;
+    fiaRecordUrl = fiaUrl;
     await police.getByText(`BPS-${stamp}-1`, { exact: true }).click();
     await page.waitForTimeout(300);
     expect(new URL(page.url()).pathname).toBe(fiaUrl);
@@ -377,5 +383,72 @@ describe('records in two agencies', () => {
     await page.getByText('Record not found', { exact: true }).waitFor();
     expect(await page.getByRole('button', { name: 'Update Record' }).count()).toBe(0);
     await shot(page, 'edit-record-not-found');
+  });
+  it('FIA rejects the link with a reason; the police no longer see it; ADMIN sees why and restores it', async () => {
+    const reason = 'Not the same person: the police confirmed another suspect.';
+    const page = await signedIn(fia);
+    await page.goto(fiaRecordUrl);
+    const journey = page.getByTestId('record-journey');
+    await journey.waitFor();
+    await page.getByTestId('linked-organizations').getByText('BPS').waitFor();
+    await journey.getByRole('button', { name: `Reject the link to BPS-${stamp}-1` }).click();
+    const dialog = page.locator('.ant-modal');
+    await dialog.getByText('Reject this link?').waitFor();
+    await dialog
+      .getByText(
+        'Bermuda Police Service will no longer see this record through the link, and NRAD will not link the two again. Only an administrator can restore it.',
+      )
+      .waitFor();
+    await dialog.getByLabel('Reason').fill(reason);
+    // The dialog's opening animation done (finite animations only: a spinner's never ends).
+    await page.evaluate(() =>
+      Promise.all(
+        document
+          .getAnimations()
+          .filter((a) => a.effect?.getTiming().iterations !== Number.POSITIVE_INFINITY)
+          .map((a) => a.finished),
+      ),
+    );
+    await shot(page, 'reject-link');
+    await dialog.getByRole('button', { name: 'Reject', exact: true }).click();
+    await toast(page, 'Link rejected').waitFor();
+    // Its only link rejected, the record has no journey and no Linked with badges.
+    await journey.waitFor({ state: 'detached' });
+    expect(await page.getByTestId('linked-organizations').count()).toBe(0);
+    await page.getByText('Basic Information').waitFor();
+    await shot(page, 'record-details-link-rejected');
+
+    // The police record no longer shows the FIA record: its links (read by the screen) are none.
+    const police = await signedIn(bps);
+    const policeLinks = police.waitForResponse((r) => r.url().endsWith('/links') && r.request().method() === 'GET');
+    await police.goto(bpsRecordUrl);
+    expect(await (await policeLinks).json()).toEqual([]);
+    await police.getByText('Basic Information').waitFor();
+    expect(await police.getByTestId('record-journey').count()).toBe(0);
+    expect(await police.getByText(`FIA-${stamp}-1`).count()).toBe(0);
+
+    // ADMIN sees the rejected link greyed, who rejected it, when and why, and restores it.
+    const admin = await signedIn(ADMIN);
+    await admin.goto(fiaRecordUrl);
+    const rejected = admin.getByTestId('record-journey').getByTestId('journey-link');
+    await rejected.getByText(`BPS-${stamp}-1`, { exact: true }).waitFor();
+    expect(await rejected.getAttribute('data-rejected')).toBe('true');
+    await rejected.getByText('Rejected', { exact: true }).waitFor();
+    await rejected
+      .getByText(
+        new RegExp(`^Rejected by Financial Intelligence Agency on \\d{2}/\\d{2}/\\d{4}: ${escapeRegExp(reason)}$`),
+      )
+      .waitFor();
+    expect(await admin.getByTestId('linked-organizations').count()).toBe(0);
+    await shot(admin, 'record-journey-rejected-admin');
+    await rejected.getByRole('button', { name: `Restore the link to BPS-${stamp}-1` }).click();
+    await toast(admin, 'Link restored').waitFor();
+    await rejected.getByRole('button', { name: `Reject the link to BPS-${stamp}-1` }).waitFor();
+    expect(await rejected.getAttribute('data-rejected')).toBeNull();
+    await admin.getByTestId('linked-organizations').getByText('BPS').waitFor();
+
+    // Restored, the police see the FIA record through the link again.
+    await police.reload();
+    await police.getByTestId('record-journey').getByText(`FIA-${stamp}-1`, { exact: true }).waitFor();
   });
 });

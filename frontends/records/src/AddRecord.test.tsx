@@ -6,7 +6,8 @@ import userEvent from '@testing-library/user-event';
 import { afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { createRecord, incidentNumber } from '../../shared/test/records-api.ts';
 import { openAt, pick, renderScreen, signedInAs, toastText } from '../../shared/test/render.tsx';
-import AddRecord, { ALREADY_LINKED_TITLE, alreadyLinkedText, LINK_FIRST } from './AddRecord.tsx';
+import AddRecord, { ALREADY_LINKED_TITLE, alreadyLinkedText, LINK_FIRST, REJECTED_TAG } from './AddRecord.tsx';
+import { LINK_REJECTED, REJECT_LINK_TITLE, rejectLinkText } from './link-actions.tsx';
 
 type User = ReturnType<typeof userEvent.setup>;
 const REFERRAL = 'Referral from NAMLC organization';
@@ -314,6 +315,58 @@ describe('Add New Record', () => {
     expect(panel.getByText('Linked')).toBeInTheDocument();
     await waitFor(() => expect(panel.getByRole('button', { name: 'Link Records' })).toBeDisabled());
     expect(panel.queryByText(ALREADY_LINKED_TITLE)).toBeNull();
+  });
+
+  it('rejects a match NRAD linked: Rejected, no longer ticked or linkable, and never Linked again', async () => {
+    const user = await shown();
+    const number = incidentNumber('FIA');
+    const panel = await matched(user, number);
+    const match = panel.getByTestId('match');
+    // Before the save there is no link to reject.
+    expect(within(match).queryByRole('button', { name: /^Reject/ })).toBeNull();
+    await user.click(screen.getByRole('button', { name: 'Save Record' }));
+    await waitFor(() => expect(toastText('Record created successfully')).toBeDefined());
+    await waitFor(() => expect(within(match).getByText('Linked')).toBeInTheDocument(), { timeout: 15_000 });
+
+    await user.click(within(match).getByRole('button', { name: `Reject the link to ${police.incidentNumber}` }));
+    const dialog = await screen.findByRole('dialog');
+    expect(within(dialog).getByText(REJECT_LINK_TITLE)).toBeInTheDocument();
+    expect(within(dialog).getByText(rejectLinkText('BPS'))).toBeInTheDocument();
+    // Watched (not changed): the screen's reads of the saved record's links after the rejection.
+    const sent = vi.spyOn(globalThis, 'fetch');
+    const linkReads = () =>
+      sent.mock.calls.flatMap(([input, init], i) =>
+        /\/api\/records\/[0-9a-f]{24}\/links$/.test(String(input)) && (init?.method ?? 'GET') === 'GET'
+          ? [sent.mock.results[i]?.value as Promise<Response>]
+          : [],
+      );
+    await user.click(within(dialog).getByRole('button', { name: 'Reject' })); // no reason: it is optional
+    await waitFor(() => expect(toastText(LINK_REJECTED)).toBeDefined());
+    await waitFor(() => expect(within(match).getByText(REJECTED_TAG)).toBeInTheDocument());
+    expect(within(match).queryByText('Linked')).toBeNull();
+    expect(within(match).getByRole('checkbox')).not.toBeChecked();
+    expect(within(match).getByRole('checkbox')).toBeDisabled();
+    expect(within(match).queryByRole('button', { name: /^Reject/ })).toBeNull();
+    // Nothing is left to link, and no note claims the match is linked.
+    expect(panel.getByRole('button', { name: 'Link Records' })).toBeDisabled();
+    expect(panel.queryByText(ALREADY_LINKED_TITLE)).toBeNull();
+
+    // The screen read the saved record's links again after the rejection (every record query is,
+    // after a change): the read does not mark the match Linked again, and nothing was linked.
+    await waitFor(() => expect(linkReads().length).toBeGreaterThan(0));
+    await Promise.all(linkReads());
+    await waitFor(() => expect(within(match).getByText(REJECTED_TAG)).toBeInTheDocument());
+    expect(within(match).queryByText('Linked')).toBeNull();
+    expect(sent.mock.calls.filter(([input]) => String(input).endsWith('/api/records/link'))).toEqual([]);
+    // The server agrees: the saved record has no link.
+    const [saved] = (await (
+      await fetch('/api/records/search', {
+        method: 'POST',
+        headers: { 'Content-Type': 'application/json' },
+        body: JSON.stringify({ incidentNumber: number }),
+      })
+    ).json()) as CaseRecord[];
+    expect(await (await fetch(`/api/records/${saved?.id}/links`)).json()).toEqual([]);
   });
 
   it('says No Matches Found, clears the panel when the source changes, and resets after a save', async () => {

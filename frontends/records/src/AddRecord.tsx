@@ -30,6 +30,7 @@ import { Alert, Card, Checkbox, Typography } from '@nrad/shared/ui';
 import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { useState } from 'react';
 import { showServerProblems } from './api-errors.ts';
+import { RejectLinkDialog, type RejectTarget } from './link-actions.tsx';
 import { MatchExplanation, matchPercent } from './MatchExplanation.tsx';
 import {
   checkedBody,
@@ -43,6 +44,7 @@ import {
 export const LINK_FIRST = 'Create record first to enable linking';
 export const CREATE_FIRST = 'Please create the record first before linking';
 export const ALREADY_LINKED_TITLE = 'Already linked';
+export const REJECTED_TAG = 'Rejected';
 
 /**
  * How long after a save the panel keeps reading the new record's links: the linking service links
@@ -69,19 +71,24 @@ function MatchPanel({
   onLink,
   linking,
   linked,
+  rejected,
+  onReject,
 }: {
   matches: MatchCandidate[];
   saved: CaseRecord | null;
   selected: ReadonlySet<string>;
   /** The matches linked to the saved record, and how. */
   linked: ReadonlyMap<string, LinkedHow>;
+  /** The matches whose link to the saved record was rejected here: never linkable again. */
+  rejected: ReadonlySet<string>;
   onSelect: (id: string, on: boolean) => void;
   onLink: () => void;
+  onReject: (match: MatchCandidate) => void;
   linking: boolean;
 }) {
   const [open, setOpen] = useState<string | null>(null);
   const title = matches.length > 0 ? `Found ${matches.length} Potential Match(es)` : 'No Matches Found';
-  const pending = matches.filter((m) => selected.has(m.id) && !linked.has(m.id));
+  const pending = matches.filter((m) => selected.has(m.id) && !linked.has(m.id) && !rejected.has(m.id));
   const linkedMatches = matches.filter((m) => linked.has(m.id));
   // Every selected match is linked, none by this screen: say so, rather than leave a dead button.
   const alreadyLinked =
@@ -96,8 +103,8 @@ function MatchPanel({
           <Card key={m.id} size="small" type="inner" data-testid="match">
             <Flex justify="space-between" align="start" gap={12} wrap>
               <Checkbox
-                checked={selected.has(m.id) || linked.has(m.id)}
-                disabled={linked.has(m.id)}
+                checked={!rejected.has(m.id) && (selected.has(m.id) || linked.has(m.id))}
+                disabled={linked.has(m.id) || rejected.has(m.id)}
                 onChange={(e) => onSelect(m.id, e.target.checked)}
                 aria-label={`Link to ${m.incidentNumber}`}
               />
@@ -126,10 +133,21 @@ function MatchPanel({
                     Linked
                   </Tag>
                 )}
+                {rejected.has(m.id) && <Tag style={{ marginInlineEnd: 0 }}>{REJECTED_TAG}</Tag>}
                 <Typography.Text strong>{matchPercent(m.confidence)}</Typography.Text>
                 <Button type="link" size="small" onClick={() => setOpen(open === m.id ? null : m.id)}>
                   {open === m.id ? 'Hide why' : 'Why?'}
                 </Button>
+                {saved !== null && linked.has(m.id) && (
+                  <Button
+                    danger
+                    size="small"
+                    aria-label={`Reject the link to ${m.incidentNumber}`}
+                    onClick={() => onReject(m)}
+                  >
+                    Reject
+                  </Button>
+                )}
               </Flex>
             </Flex>
             {open === m.id && <MatchExplanation explanation={m.explanation} confidence={m.confidence} />}
@@ -174,6 +192,8 @@ export default function AddRecord() {
   const [saved, setSaved] = useState<CaseRecord | null>(null);
   const [savedAt, setSavedAt] = useState(0);
   const [linkedByClick, setLinkedByClick] = useState<ReadonlyMap<string, LinkedHow>>(new Map());
+  const [rejected, setRejected] = useState<ReadonlySet<string>>(new Set());
+  const [rejecting, setRejecting] = useState<RejectTarget | null>(null);
 
   // The saved record's links: those NRAD made by itself show as Linked before anyone clicks.
   const links = useQuery<RecordLinkView[]>({
@@ -182,14 +202,17 @@ export default function AddRecord() {
     staleTime: 0,
     refetchInterval: (query) => {
       const known = new Set((query.state.data ?? []).map((l) => l.linkedRecordId));
-      const waiting = (matches ?? []).some((m) => !known.has(m.id) && !linkedByClick.has(m.id));
+      const waiting = (matches ?? []).some((m) => !known.has(m.id) && !linkedByClick.has(m.id) && !rejected.has(m.id));
       return waiting && Date.now() - savedAt < AUTO_LINK_WAIT_MS ? AUTO_LINK_POLL_MS : false;
     },
   });
   const linked = new Map<string, LinkedHow>();
-  for (const l of saved ? (links.data ?? []) : []) linked.set(l.linkedRecordId, 'existing');
+  // A rejected link is no link (an agency's read leaves it out; ADMIN's marks it).
+  for (const l of saved ? (links.data ?? []) : []) if (!l.rejection) linked.set(l.linkedRecordId, 'existing');
   // A link this screen made stays `new` when the server lists it afterwards.
   for (const [id, how] of linkedByClick) linked.set(id, how);
+  // One rejected here stays rejected, whatever a read made before the rejection still says.
+  for (const id of rejected) linked.delete(id);
 
   const clear = () => {
     form.resetFields();
@@ -197,6 +220,7 @@ export default function AddRecord() {
     setSaved(null);
     setSelected(new Set());
     setLinkedByClick(new Map());
+    setRejected(new Set());
   };
 
   const check = async () => {
@@ -280,7 +304,7 @@ export default function AddRecord() {
     setLinking(true);
     const outcome = new Map<string, LinkedHow>();
     let failure: unknown = null;
-    for (const m of (matches ?? []).filter((x) => selected.has(x.id) && !linked.has(x.id))) {
+    for (const m of (matches ?? []).filter((x) => selected.has(x.id) && !linked.has(x.id) && !rejected.has(x.id))) {
       try {
         await apiRequest('POST', '/api/records/link', {
           sourceRecordId: saved.id,
@@ -316,6 +340,15 @@ export default function AddRecord() {
           description="Link it to the matches below, or Clear to start a new record."
         />
       )}
+      <RejectLinkDialog
+        target={rejecting}
+        onClose={() => setRejecting(null)}
+        onRejected={({ linked: match }) => {
+          setRejected((before) => new Set([...before, match.id]));
+          setSelected((before) => new Set([...before].filter((id) => id !== match.id)));
+          setLinkedByClick((before) => new Map([...before].filter(([id]) => id !== match.id)));
+        }}
+      />
       <Card>
         <Form<RecordFormValues>
           form={form}
@@ -358,6 +391,8 @@ export default function AddRecord() {
               onLink={link}
               linking={linking}
               linked={linked}
+              rejected={rejected}
+              onReject={(m) => saved && setRejecting({ recordId: saved.id, linked: m })}
             />
           )}
           <Flex gap={8} justify="end">

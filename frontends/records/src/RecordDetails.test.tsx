@@ -1,4 +1,4 @@
-import type { CaseRecord } from '@nrad/contracts';
+import type { CaseRecord, RecordLinkView } from '@nrad/contracts';
 import { spawnStack } from '@nrad/gateway/spawn-stack';
 import { DELETE_CONFIRM_TEXT } from '@nrad/shared';
 import { cleanup, screen, waitFor, within } from '@testing-library/react';
@@ -9,6 +9,7 @@ import { createRecord, linksOf } from '../../shared/test/records-api.ts';
 import { openAt, renderScreen, signedInAs, toastText } from '../../shared/test/render.tsx';
 import { journeyCircleColors } from './colors.ts';
 import { NOT_FOUND_TEXT } from './common.tsx';
+import { LINK_REJECTED, LINK_RESTORED, REASON_LABEL, REJECT_LINK_TITLE, rejectLinkText } from './link-actions.tsx';
 import RecordDetails from './RecordDetails.tsx';
 import { AUTO_LINK_NOTE, closedRecordText } from './RecordJourney.tsx';
 
@@ -45,6 +46,41 @@ beforeAll(async () => {
   });
   await linksOf(intelligence.id); // NRAD links the two by itself
 });
+
+/** Signs the page in as the test stack's ADMIN. */
+async function asAdmin() {
+  const login = await fetch('/api/auth/login', {
+    method: 'POST',
+    headers: { 'Content-Type': 'application/json' },
+    credentials: 'include',
+    body: JSON.stringify({ email: 'admin@nrad.test', password: 'admin-password-123' }), // the test stack's ADMIN
+  });
+  expect(login.status).toBe(200);
+}
+
+/** A police record and an FIA referral of the same suspect, which NRAD links by itself. */
+async function linkedPair(suspectName: string, suspectDob: string) {
+  await signedInAs('BPS');
+  const theirs = await createRecord({ suspectName, suspectDob, incidentDate: '2025-03-10', caseAmount: '40000' });
+  await signedInAs('FIA');
+  const mine = await createRecord({
+    suspectName,
+    suspectDob,
+    incidentDate: '2025-03-11',
+    caseAmount: '40000',
+    sourceOfRecord: 'Referral from NAMLC organization',
+    namlcOrganization: 'Bermuda Police Service',
+  });
+  await linksOf(mine.id);
+  return { theirs, mine };
+}
+
+/** The record's links as the page's user reads them. */
+async function readLinks(id: string): Promise<RecordLinkView[]> {
+  const response = await fetch(`/api/records/${id}/links`);
+  expect(response.status).toBe(200);
+  return (await response.json()) as RecordLinkView[];
+}
 
 function shownAt(path: string) {
   openAt(`${url}${path}`);
@@ -107,13 +143,7 @@ describe('Record Details', () => {
   });
 
   it('links the other agency’s record for ADMIN, who may open every record', async () => {
-    const login = await fetch('/api/auth/login', {
-      method: 'POST',
-      headers: { 'Content-Type': 'application/json' },
-      credentials: 'include',
-      body: JSON.stringify({ email: 'admin@nrad.test', password: 'admin-password-123' }), // the test stack's ADMIN
-    });
-    expect(login.status).toBe(200);
+    await asAdmin();
     shownAt(`/record/${intelligence.id}`);
     const journey = await screen.findByTestId('record-journey');
     const link = within(journey).getByTestId('journey-link');
@@ -161,5 +191,100 @@ describe('Record Details', () => {
     await waitFor(() => expect(toastText('Record deleted successfully')).toBeDefined());
     await waitFor(() => expect(window.location.pathname).toBe('/'));
     expect((await fetch(`/api/records/${mine.id}`)).status).toBe(404);
+  });
+  it('rejects a link with a reason: the journey and the badges go, the other agency stops seeing it, ADMIN sees why and restores it', async () => {
+    const reason = 'Different people: the same name and date of birth by chance.';
+    const { theirs, mine } = await linkedPair('Ottoline Pemberton-Vesey', '1969-07-12');
+    const user = shownAt(`/record/${mine.id}`);
+    const journey = await screen.findByTestId('record-journey');
+    await within(await screen.findByTestId('linked-organizations')).findByText('BPS');
+    const rejectButton = await within(journey).findByRole('button', {
+      name: `Reject the link to ${theirs.incidentNumber}`,
+    });
+    expect(rejectButton).toHaveTextContent('Reject');
+
+    // Cancelled: nothing is sent, the link stays.
+    await user.click(rejectButton);
+    let dialog = await screen.findByRole('dialog');
+    expect(within(dialog).getByText(REJECT_LINK_TITLE)).toBeInTheDocument();
+    expect(within(dialog).getByText(rejectLinkText('BPS'))).toBeInTheDocument();
+    expect(rejectLinkText('BPS')).toBe(
+      'Bermuda Police Service will no longer see this record through the link, and NRAD will not link the two again. Only an administrator can restore it.',
+    );
+    await user.click(within(dialog).getByRole('button', { name: 'Cancel' }));
+    expect(await readLinks(mine.id)).toHaveLength(1);
+
+    await user.click(rejectButton);
+    dialog = await screen.findByRole('dialog');
+    const reasonBox = within(dialog).getByLabelText(REASON_LABEL);
+    expect(reasonBox).toHaveValue(''); // the cancelled dialog kept nothing
+    expect(reasonBox).toHaveAttribute('maxlength', '500');
+    await user.type(reasonBox, reason);
+    await user.click(within(dialog).getByRole('button', { name: 'Reject' }));
+    await waitFor(() => expect(toastText(LINK_REJECTED)).toBeDefined());
+    // The only link is gone: so are the journey and the Linked with badges.
+    await waitFor(() => expect(screen.queryByTestId('record-journey')).toBeNull());
+    expect(screen.queryByTestId('linked-organizations')).toBeNull();
+    expect(await readLinks(mine.id)).toEqual([]);
+
+    // The police no longer see the FIA record through the link.
+    await signedInAs('BPS');
+    expect(await readLinks(theirs.id)).toEqual([]);
+
+    // ADMIN sees the rejected link, greyed and out of the chain, who rejected it, when and why.
+    cleanup();
+    await asAdmin();
+    shownAt(`/record/${mine.id}`);
+    const adminJourney = await screen.findByTestId('record-journey');
+    const link = within(adminJourney).getByTestId('journey-link');
+    expect(link).toHaveAttribute('data-rejected', 'true');
+    expect(within(link).getByText('Rejected')).toBeInTheDocument();
+    expect(
+      within(link).getByText(
+        (text) => /^Rejected by Financial Intelligence Agency on \d{2}\/\d{2}\/\d{4}: (.+)$/.exec(text)?.[1] === reason,
+      ),
+    ).toBeInTheDocument();
+    const chain = within(adminJourney).getByLabelText('Organizations in this journey');
+    expect([...chain.querySelectorAll('span[title]')].map((c) => c.textContent)).toEqual(['FIA']);
+    expect(screen.queryByTestId('linked-organizations')).toBeNull();
+    expect(within(link).queryByRole('button', { name: /^Reject/ })).toBeNull();
+    const [seen] = await readLinks(mine.id);
+    expect(seen?.rejection).toMatchObject({ byOrganization: 'FIA', reason });
+
+    await userEvent
+      .setup()
+      .click(await within(link).findByRole('button', { name: `Restore the link to ${theirs.incidentNumber}` }));
+    await waitFor(() => expect(toastText(LINK_RESTORED)).toBeDefined());
+    await waitFor(() => expect(link).not.toHaveAttribute('data-rejected'));
+    expect(within(link).queryByText('Rejected')).toBeNull();
+    expect(
+      within(link).getByRole('button', { name: `Reject the link to ${theirs.incidentNumber}` }),
+    ).toBeInTheDocument();
+    await within(await screen.findByTestId('linked-organizations')).findByText('BPS');
+    expect((await readLinks(mine.id))[0]?.rejection).toBeUndefined();
+
+    // And the police see it again.
+    await signedInAs('BPS');
+    expect((await readLinks(theirs.id)).map((l) => l.linkedRecord.id)).toEqual([mine.id]);
+  });
+
+  it('says why a rejection was refused (the link was rejected meanwhile) and drops the link', async () => {
+    const { theirs, mine } = await linkedPair('Bartholomew Inglesby-Tuck', '1958-01-30');
+    const user = shownAt(`/record/${mine.id}`);
+    const journey = await screen.findByTestId('record-journey');
+    const rejectButton = await within(journey).findByRole('button', {
+      name: `Reject the link to ${theirs.incidentNumber}`,
+    });
+    // Meanwhile the police reject it from their side, without a reason.
+    await signedInAs('BPS');
+    expect((await fetch(`/api/records/${theirs.id}/links/${mine.id}`, { method: 'DELETE' })).status).toBe(204);
+    await signedInAs('FIA');
+
+    await user.click(rejectButton);
+    const dialog = await screen.findByRole('dialog');
+    await user.click(within(dialog).getByRole('button', { name: 'Reject' }));
+    await waitFor(() => expect(toastText('Link not found')).toBeDefined());
+    expect(toastText(LINK_REJECTED)).toBeUndefined();
+    await waitFor(() => expect(screen.queryByTestId('record-journey')).toBeNull());
   });
 });

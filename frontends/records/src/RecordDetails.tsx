@@ -30,8 +30,11 @@ export default function RecordDetails() {
   if (!record.data) return <LoadFailed what="The record" onRetry={() => void record.refetch()} />;
   const r = record.data;
 
-  // The badges name the organizations of the journey's links: one read for both.
-  const organizations = [...new Set((links.data ?? []).map((l) => l.linkedRecord.organization))].sort();
+  // The badges name the organizations of the journey's links: one read for both. A rejected link
+  // (only ADMIN's read has them) links nothing.
+  const organizations = [
+    ...new Set((links.data ?? []).filter((l) => !l.rejection).map((l) => l.linkedRecord.organization)),
+  ].sort();
   const cardStyle = { height: '100%' };
   return (
     <Flex vertical gap={16} style={pageStyle}>
@@ -103,6 +106,7 @@ export default function RecordDetails() {
           {r.additionalInfo ?? 'No additional information.'}
         </Typography.Paragraph>
       </Card>
+      {/* Shown while the record has links: an agency's read leaves out rejected ones, ADMIN's keeps them. */}
       {links.data && links.data.length > 0 && <RecordJourney record={r} links={links.data} />}
     </Flex>
   );

@@ -1,9 +1,10 @@
 import type { CaseRecord, PublicUser, RecordLinkView } from '@nrad/contracts';
-import { Button, Flex, formatDate, formatUsd, organizationName, theme, useCurrentUser } from '@nrad/shared';
+import { Button, Flex, formatDate, formatUsd, organizationName, Tag, theme, useCurrentUser } from '@nrad/shared';
 import { Card, Typography } from '@nrad/shared/ui';
 import { Fragment, useState } from 'react';
 import { Link } from 'wouter';
 import { journeyCircleColors } from './colors.ts';
+import { RejectLinkDialog, type RejectTarget, rejectionText, useRestoreLink } from './link-actions.tsx';
 import { MatchExplanation, matchPercent } from './MatchExplanation.tsx';
 
 export const AUTO_LINK_NOTE =
@@ -48,33 +49,49 @@ function Circle({ code }: { code: string }) {
 /**
  * SPEC §2 Record Journey: the chain of organizations the suspect passed through, and each link's
  * date, case and seized amounts, match percentage, crime type and NAMLC organization — with why
- * it matched, on demand.
+ * it matched, on demand. Each link can be rejected (issue 34); ADMIN, whose read of the links
+ * includes rejected ones, sees them greyed, out of the chain, with who rejected them, when and
+ * why, and restores them.
  */
 export function RecordJourney({ record, links }: { record: CaseRecord; links: RecordLinkView[] }) {
   const { token } = theme.useToken();
   const [open, setOpen] = useState<string | null>(null);
+  const [rejecting, setRejecting] = useState<RejectTarget | null>(null);
+  const { restore, restoring } = useRestoreLink();
   const { user } = useCurrentUser();
+  const isAdmin = user?.organization === 'ADMIN';
   return (
     <Card title="Record Journey" data-testid="record-journey">
+      <RejectLinkDialog target={rejecting} onClose={() => setRejecting(null)} />
       <Flex align="center" gap={8} wrap style={{ marginBottom: 16 }} aria-label="Organizations in this journey">
         <Circle code={record.organization} />
-        {links.map((l) => (
-          <Fragment key={l.id}>
-            <span aria-hidden style={{ color: token.colorTextTertiary }}>
-              →
-            </span>
-            <Circle code={l.linkedRecord.organization} />
-          </Fragment>
-        ))}
+        {links
+          .filter((l) => !l.rejection)
+          .map((l) => (
+            <Fragment key={l.id}>
+              <span aria-hidden style={{ color: token.colorTextTertiary }}>
+                →
+              </span>
+              <Circle code={l.linkedRecord.organization} />
+            </Fragment>
+          ))}
       </Flex>
       <Flex vertical gap={12}>
         {links.map((l) => {
           const other = l.linkedRecord;
           const openable = mayOpen(user, other);
+          const rejection = l.rejection;
           return (
-            <Card key={l.id} size="small" type="inner" data-testid="journey-link">
+            <Card
+              key={l.id}
+              size="small"
+              type="inner"
+              data-testid="journey-link"
+              data-rejected={rejection ? 'true' : undefined}
+              style={rejection ? { background: token.colorFillQuaternary, color: token.colorTextTertiary } : undefined}
+            >
               <Flex justify="space-between" wrap gap={8}>
-                <Typography.Text strong>
+                <Typography.Text strong type={rejection ? 'secondary' : undefined}>
                   {organizationName(other.organization)} ·{' '}
                   {openable ? (
                     <Link href={`/record/${other.id}`}>{other.incidentNumber}</Link>
@@ -82,8 +99,38 @@ export function RecordJourney({ record, links }: { record: CaseRecord; links: Re
                     <span>{other.incidentNumber}</span>
                   )}
                 </Typography.Text>
-                <Typography.Text strong>{matchPercent(l.confidence)}</Typography.Text>
+                <Flex align="center" gap={8}>
+                  {rejection && <Tag style={{ marginInlineEnd: 0 }}>Rejected</Tag>}
+                  <Typography.Text strong type={rejection ? 'secondary' : undefined}>
+                    {matchPercent(l.confidence)}
+                  </Typography.Text>
+                  {!rejection && user !== null && (
+                    <Button
+                      danger
+                      size="small"
+                      aria-label={`Reject the link to ${other.incidentNumber}`}
+                      onClick={() => setRejecting({ recordId: record.id, linked: other })}
+                    >
+                      Reject
+                    </Button>
+                  )}
+                  {rejection && isAdmin && (
+                    <Button
+                      size="small"
+                      aria-label={`Restore the link to ${other.incidentNumber}`}
+                      loading={restoring === other.id}
+                      onClick={() => void restore(record.id, other.id)}
+                    >
+                      Restore
+                    </Button>
+                  )}
+                </Flex>
               </Flex>
+              {rejection && (
+                <Typography.Paragraph type="secondary" style={{ margin: '4px 0 0' }}>
+                  {rejectionText(rejection)}
+                </Typography.Paragraph>
+              )}
               {!openable && user !== null && (
                 <Typography.Text type="secondary" style={{ fontSize: '0.9em' }}>
                   {closedRecordText(other.organization)}
