@@ -4,14 +4,15 @@ import { type RecordFormValues, sentence } from './record-form.tsx';
 
 /**
  * Puts what the records service said about a refused record on its fields: "Incident number
- * already exists" on the incident number, and each "<field>: <problem>" of a validation answer on
- * that field. Resolves true when something was placed.
+ * already exists" on the incident number, the 429 of a user who has met too many numbers held by
+ * other agencies there too (it says when to try again: ADR 0015), and each "<field>: <problem>" of
+ * a validation answer on that field. Resolves true when something was placed.
  */
 export function showServerProblems(form: FormInstance<RecordFormValues>, error: unknown): boolean {
   if (!(error instanceof ApiError)) return false;
   const message = error.serverMessage;
   if (!message) return false;
-  if (error.code === ERROR_CODES.incidentNumberTaken) {
+  if (error.code === ERROR_CODES.incidentNumberTaken || error.code === ERROR_CODES.rateLimited) {
     form.setFields([{ name: 'incidentNumber', errors: [message] }]);
     return true;
   }
