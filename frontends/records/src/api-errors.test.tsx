@@ -1,7 +1,6 @@
 import { ERROR_CODES } from '@nrad/contracts';
-import { ApiError } from '@nrad/shared';
+import { ApiError, Form, type FormInstance, Input } from '@nrad/shared';
 import { render } from '@testing-library/react';
-import { Form, type FormInstance, Input } from 'antd';
 import { describe, expect, it } from 'vitest';
 import { showServerProblems } from './api-errors.ts';
 import type { RecordFormValues } from './record-form.tsx';
