@@ -11,7 +11,7 @@ import { waitUntil } from '@nrad/infra/harness';
 import { Types } from 'mongoose';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { ALREADY_LINKED, applyRecordEvents } from '../src/use-cases/linking.ts';
-import { type LinkingHarness, recordBody, startLinking, userOf } from './harness.ts';
+import { type LinkingHarness, startLinking, userOf } from './harness.ts';
 
 const bps = userOf('BPS', 'Betty Police');
 const fia = userOf('FIA', 'Frank Intelligence');
@@ -300,6 +300,35 @@ describe('POST /api/records/check-namlc-matches', () => {
     expect(confidences).toEqual([...confidences].sort((a, b) => b - a));
   });
 
+  it('discloses nothing on part of a name (issue 34): a surname, a given name, an initial, or a made-up word beside one', async () => {
+    const api = await h.as(fia);
+    const exact = { ...body, suspectName: 'Jonathan Smith', caseAmount: '2500' };
+    const found = (await api.post('/api/records/check-namlc-matches').send(exact).expect(200)).body.matches;
+    expect(found.map((m: { id: string }) => m.id)).toContain(target.id);
+    for (const suspectName of ['Smith', 'Jonathan', 'J Smith', 'Jonathan Xyzzyq', 'Qwertz Smith']) {
+      const res = await api
+        .post('/api/records/check-namlc-matches')
+        .send({ ...exact, suspectName })
+        .expect(200);
+      expect(res.body.matches, suspectName).toEqual([]);
+    }
+    // What a match shows is SPEC §2's fields and why, never the rest of the record.
+    expect(Object.keys(found[0]).sort()).toEqual(
+      [
+        'caseAmount',
+        'confidence',
+        'explanation',
+        'id',
+        'incidentDate',
+        'incidentNumber',
+        'matchCriteria',
+        'organization',
+        'suspectDob',
+        'suspectName',
+      ].sort(),
+    );
+  });
+
   it('answers SPEC’s message when a field is missing or blank, and names a malformed field', async () => {
     const api = await h.as(fia);
     for (const field of Object.keys(body)) {
@@ -567,6 +596,24 @@ describe('POST /api/records/link and the link views', () => {
 });
 
 describe('DELETE /api/records/{id}/links/{linkedId}: rejecting a link (issue 34)', () => {
+  it('two rejections at once: one is made, the other refused, and the link stays rejected', async () => {
+    const h = await startLinking();
+    const police = await h.create(bps, { suspectName: 'Philippa Entwistle', suspectDob: '1979-11-11' });
+    const fiu = await h.create(fia, { suspectName: 'Entwistle, Philippa', suspectDob: '1979-11-11' });
+    await waitForLinks(h, fiu.id, 1);
+    const [a, b] = await Promise.all([
+      (await h.as(bps)).delete(`/api/records/${police.id}/links/${fiu.id}`).send({ reason: 'one' }),
+      (await h.as(fia)).delete(`/api/records/${fiu.id}/links/${police.id}`).send({ reason: 'two' }),
+    ]);
+    expect([a.status, b.status].filter((s) => s === 204)).toHaveLength(1);
+    expect([a.status, b.status].every((s) => s === 204 || s === 404 || s === 409)).toBe(true);
+    expect(h.built.deps.links.hasActivePair(police.id, fiu.id)).toBe(false);
+    expect(await linksOf(h, bps, police.id)).toEqual([]);
+    const stored = await h.db.collection('links').findOne({ sourceRecordId: { $in: [police.id, fiu.id] } });
+    expect(stored?.rejection?.reason).toMatch(/^(one|two)$/);
+    expect(stored?.changeSeq).toBe(1);
+  });
+
   it('stops the other side’s view at once, clears the Linked flags, never links the pair again, and ADMIN restores it', async () => {
     const h = await startLinking();
     const police = await h.create(bps, { suspectName: 'Bartholomew Fairweather', suspectDob: '1970-10-10' });

@@ -523,7 +523,12 @@ async function changeLink(
     );
     return changed;
   } finally {
-    if (!written) deps.links.add(link);
+    // Not written (a concurrent change came first, or the store failed): the registry takes the
+    // link as stored, not as read before.
+    if (!written) {
+      const stored = await deps.store.link(id).catch(() => null);
+      deps.links.add(stored ? linkFromDoc(stored) : link);
+    }
   }
 }
 
