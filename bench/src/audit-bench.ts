@@ -491,7 +491,14 @@ export async function runAuditBench(options: AuditBenchOptions): Promise<AuditBe
     ]);
     const items = docs.map((d) => itemOf(d as Record<string, unknown>));
     const narrow = spec.narrowTo;
-    return { items: narrow ? items.map((i) => ({ ...i, recordIds: [narrow] })) : items, total };
+    // An agency's timeline names only the asked record, and shows another organization's entries as
+    // that organization only (issue 34: no user id, no request id).
+    const viewer = spec.user.organization;
+    const asSeen = (i: AuditItem): AuditItem =>
+      i.organization === viewer
+        ? { ...i, recordIds: [narrow as string] }
+        : { ...i, recordIds: [narrow as string], userId: null, requestId: null };
+    return { items: narrow ? items.map(asSeen) : items, total };
   };
 
   const results: ReadResult[] = [];

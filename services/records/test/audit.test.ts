@@ -105,17 +105,20 @@ describe('audit events of the records service (issue 21)', () => {
     expect((await other.put(`/api/records/${id}`).send(recordBody()).expect(404)).body).toMatchObject(notFound);
     expect((await other.delete(`/api/records/${id}`).expect(404)).body).toMatchObject(notFound);
     expect((await other.post(`/api/records/${id}/restore`).expect(404)).body).toMatchObject(notFound);
-    // An id nobody holds is no other agency's: a 404 without a refusal.
-    await other.get('/api/records/0123456789abcdef01234567').expect(404);
+    // An id nobody holds is refused and recorded alike (issue 34: neither the trail nor the time of
+    // the answer tells another agency's record from a missing one).
+    const nobody = '0123456789abcdef01234567';
+    expect((await other.get(`/api/records/${nobody}`).expect(404)).body).toMatchObject(notFound);
     // An agency user on an ADMIN path: 403, recorded with the path.
     await other.get('/api/admin/records').expect(403);
 
     const refused = (await h.settledAudit()).filter((e) => e.action === 'access.refused');
-    expect(refused).toHaveLength(5);
+    expect(refused).toHaveLength(6);
     for (const e of refused) expect(e).toMatchObject({ userId: fia.userId, organization: 'FIA' });
     const ofRecord = refused.filter((e) => e.detail?.status === 404);
-    expect(ofRecord).toHaveLength(4);
-    for (const e of ofRecord) expect(e.recordIds).toEqual([id]);
+    expect(ofRecord).toHaveLength(5);
+    expect(ofRecord.filter((e) => e.recordIds[0] === id)).toHaveLength(4);
+    expect(ofRecord.filter((e) => e.recordIds[0] === nobody)).toHaveLength(1);
     expect(refused.find((e) => e.detail?.status === 403)).toMatchObject({
       recordIds: [],
       detail: { method: 'GET', path: '/api/admin/records' },

@@ -11,6 +11,8 @@ export class LinkRegistry {
   private readonly byId = new Map<string, Link>();
   private readonly byPair = new Map<string, string>();
   private readonly byRecord = new Map<string, Set<string>>();
+  /** Links being rejected or restored: one change of a link at a time in this process. */
+  private readonly changing = new Set<string>();
 
   get size(): number {
     return this.byId.size;
@@ -52,6 +54,20 @@ export class LinkRegistry {
   hasActivePair(a: string, b: string): boolean {
     const link = this.pair(a, b);
     return link !== undefined && !link.rejection;
+  }
+
+  /**
+   * Claims a link for a change (a rejection or restore), false if one is under way: FerretDB's
+   * conditional update is a read and a write, so two changes of one document must not overlap.
+   */
+  claim(id: string): boolean {
+    if (this.changing.has(id)) return false;
+    this.changing.add(id);
+    return true;
+  }
+
+  release(id: string): void {
+    this.changing.delete(id);
   }
 
   /** The links of a record, oldest first; rejected ones only when asked. */

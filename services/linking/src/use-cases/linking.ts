@@ -62,7 +62,7 @@ export const RECORD_NOT_FOUND = 'Record not found';
 export { LINK_NOT_FOUND, LINKED_RECORD_NOT_FOUND };
 export const ALREADY_LINKED = 'Records are already linked';
 export const SELF_LINK = 'A record cannot be linked to itself';
-export const SAME_ORGANIZATION = 'Records of the same organization cannot be linked';
+export const LINK_BEING_CHANGED = 'The link is being changed by someone else; try again';
 
 export interface LinkingDeps {
   store: LinkingStore;
@@ -471,8 +471,8 @@ function organizationsOf(deps: LinkingDeps, link: Link): Record<string, Organiza
 /**
  * Rejects or restores a stored link: its new state, its `links.rejected`/`links.restored` event
  * (each record's linked organizations after the change) and its audit event written in one update
- * over the change count read (a concurrent change of the same link: 409), then the registry, then
- * the relay publishes the messages.
+ * over the change count read, one change of a link at a time (another meanwhile: 409), then the
+ * registry, then the relay publishes the messages.
  */
 async function changeLink(
   deps: LinkingDeps,
@@ -483,16 +483,17 @@ async function changeLink(
   auditActor: AuditActor,
   detail: AuditEvent['detail'],
 ): Promise<Link> {
+  if (!deps.links.claim(link.id)) throw conflict(LINK_BEING_CHANGED);
   const id = oid(link.id);
-  const doc = await deps.store.link(id);
-  if (!doc) throw notFound(LINK_NOT_FOUND);
-  const changeSeq = (doc.changeSeq ?? 0) + 1;
-  const time = new Date();
-  const changed: Link = { ...linkFromDoc({ ...doc, rejection }) };
-  // The registry answers organizationsOf with the link as it will be.
-  deps.links.add(changed);
   let written = false;
   try {
+    const doc = await deps.store.link(id);
+    if (!doc) throw notFound(LINK_NOT_FOUND);
+    const changeSeq = (doc.changeSeq ?? 0) + 1;
+    const time = new Date();
+    const changed: Link = { ...linkFromDoc({ ...doc, rejection }) };
+    // The registry answers organizationsOf with the link as it will be.
+    deps.links.add(changed);
     const actor: Actor = { userId: user.userId, name: user.name, organization: user.organization };
     const eventId = `${link.id}-${type}-${changeSeq}`;
     const event: LinkEvent = {
@@ -517,18 +518,19 @@ async function changeLink(
       { id: auditEntry.id, subject: auditEntry.subject, payload: auditEntry.payload },
     ];
     written = await deps.store.changeLink(id, changeSeq - 1, rejection, messages);
-    if (!written) throw conflict('The link was changed meanwhile; try again');
+    if (!written) throw conflict(LINK_BEING_CHANGED);
     deps.relay.enqueue(
       pendingLink({ ...doc, rejection, changeSeq, pending: messages }, linkSubject(deps.linksSubjectPrefix)),
     );
     return changed;
   } finally {
-    // Not written (a concurrent change came first, or the store failed): the registry takes the
-    // link as stored, not as read before.
+    // Not written (the store failed, or another instance changed it): the registry takes the link
+    // as stored, not as read before.
     if (!written) {
       const stored = await deps.store.link(id).catch(() => null);
       deps.links.add(stored ? linkFromDoc(stored) : link);
     }
+    deps.links.release(link.id);
   }
 }
 

@@ -103,7 +103,8 @@ export function scopeOf(user: UserIdentity): RecordFilter {
  * here: an index lookup on MongoDB; on FerretDB's SQLite backend the only filter pushed down to
  * SQL (an index search with our build's patch, ADR 0002), every other filter being applied after a
  * full read. Another agency's record is refused as a missing one would be, and the attempt is
- * recorded (`access.refused`, issue 21) before the caller answers 404.
+ * recorded (`access.refused`, issue 21) before the caller answers 404; so is an agency user's id
+ * that nobody holds.
  */
 async function scopedRecord(
   deps: RecordDeps,
@@ -113,12 +114,13 @@ async function scopedRecord(
   deleted: boolean,
 ) {
   const doc = await deps.records.findById(id);
-  if (!doc) return null;
-  if (user.organization !== 'ADMIN' && doc.organization !== user.organization) {
+  if (user.organization !== 'ADMIN' && doc?.organization !== user.organization) {
+    // An id nobody holds is recorded alike (issue 34): the trail, and the time the answer takes,
+    // must not tell another agency's record from a missing one.
     await deps.audit.record(actor, 'access.refused', [id.toHexString()], { status: 404 });
     return null;
   }
-  return doc.deleted === deleted ? doc : null;
+  return doc && doc.deleted === deleted ? doc : null;
 }
 
 /** A change's audit event, as an outbox entry beside the change (they cannot part). */
