@@ -45,6 +45,21 @@ async function signedIn(
  */
 const escapeRegExp = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 
+/**
+ * Waits for the page's finite animations to end (a spinner's never do): a click on a dialog's
+ * button while the dialog is still zooming in can be lost on a loaded machine (CI lost a Restore).
+ */
+async function animationsDone(page: Page) {
+  await page.evaluate(() =>
+    Promise.all(
+      document
+        .getAnimations()
+        .filter((a) => a.effect?.getTiming().iterations !== Number.POSITIVE_INFINITY)
+        .map((a) => a.finished),
+    ),
+  );
+}
+
 async function choose(page: Page, label: string, option: string) {
   const box = page.getByLabel(label, { exact: true });
   const select = page.locator('.ant-select').filter({ has: box });
@@ -257,6 +272,8 @@ describe('records in two agencies', () => {
     await row.getByText('Fraud').waitFor();
     await shot(page, 'deleted-records');
     await row.getByRole('button', { name: 'Restore' }).click();
+    await page.getByText('returns to the lists and searches.').waitFor();
+    await animationsDone(page);
     await page.locator('.ant-modal').getByRole('button', { name: 'Restore' }).click();
     await toast(page, 'Record restored successfully').waitFor();
     await page.getByRole('heading', { name: 'Deleted Records (0)' }).waitFor();
@@ -348,6 +365,8 @@ describe('records in two agencies', () => {
     await shot(page, 'search-results');
     // Delete from the results (with confirmation), then the row click opens a record.
     await second.getByRole('button', { name: 'Delete' }).click();
+    await page.locator('.ant-modal').getByRole('button', { name: 'Delete' }).waitFor();
+    await animationsDone(page);
     await page.locator('.ant-modal').getByRole('button', { name: 'Delete' }).click();
     await toast(page, 'Record deleted successfully').waitFor();
     await first.getByText('Desmond A. Outerbridge').click();
@@ -400,15 +419,7 @@ describe('records in two agencies', () => {
       )
       .waitFor();
     await dialog.getByLabel('Reason').fill(reason);
-    // The dialog's opening animation done (finite animations only: a spinner's never ends).
-    await page.evaluate(() =>
-      Promise.all(
-        document
-          .getAnimations()
-          .filter((a) => a.effect?.getTiming().iterations !== Number.POSITIVE_INFINITY)
-          .map((a) => a.finished),
-      ),
-    );
+    await animationsDone(page);
     await shot(page, 'reject-link');
     await dialog.getByRole('button', { name: 'Reject', exact: true }).click();
     await toast(page, 'Link rejected').waitFor();
