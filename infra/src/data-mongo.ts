@@ -7,8 +7,11 @@ import path from 'node:path';
 import { ensureFerretdbBinary, startFerretdb } from './ferretdb.ts';
 import { dataDir } from './paths.ts';
 
-/** The process id of a FerretDB serving `store` (found by its command line in /proc; Linux). */
-function ferretdbOn(store: string): number | undefined {
+/**
+ * A process one of whose command-line arguments `serves` (found in /proc; Linux, elsewhere none):
+ * a server already running on a data directory, which a command must read through or leave alone.
+ */
+export function processWith(serves: (arg: string) => boolean): { pid: number; command: string } | undefined {
   if (!existsSync('/proc')) return undefined;
   for (const pid of readdirSync('/proc').filter((p) => /^\d+$/.test(p))) {
     let args: string[];
@@ -17,10 +20,14 @@ function ferretdbOn(store: string): number | undefined {
     } catch {
       continue; // gone meanwhile, or not ours to read
     }
-    if (args.some((a) => a === `-sqlite-dir=${store}` || a === `--sqlite-dir=${store}`)) return Number(pid);
+    if (args.some(serves)) return { pid: Number(pid), command: args[0] ?? '' };
   }
   return undefined;
 }
+
+/** The process id of a FerretDB serving `store`. */
+const ferretdbOn = (store: string) =>
+  processWith((a) => a === `-sqlite-dir=${store}` || a === `--sqlite-dir=${store}`)?.pid;
 
 /** The TCP ports process `pid` listens on: its sockets (/proc/<pid>/fd) in the LISTEN state of /proc/<pid>/net/tcp*. */
 function listeningPorts(pid: number): number[] {

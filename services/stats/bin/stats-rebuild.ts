@@ -2,29 +2,18 @@
 // MONGO_URL and NATS_URL set it uses those servers; otherwise it starts the embedded FerretDB and
 // nats-server on the data of `npm start` (NRAD_DATA_DIR, default .data/), which must be stopped.
 
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
-import { dataDir, ensureFerretdbBinary, startFerretdb, startNats } from '@nrad/infra';
+import { dataDir, ensureFerretdbBinary, processWith, startFerretdb, startNats } from '@nrad/infra';
 import { rebuildCommand } from '../src/rebuild-command.ts';
 
 /**
- * A process already serving the data directory (npm start's FerretDB or nats-server), found by its
- * command line in /proc (Linux; elsewhere none is found). Two servers on one store would damage it.
+ * A process already serving the data directory (npm start's FerretDB or nats-server). Two servers
+ * on one store would damage it.
  */
 function serverOn(dir: string): string | undefined {
-  if (!existsSync('/proc')) return undefined;
   const stores = [path.join(dir, 'nats'), path.join(dir, 'ferretdb')];
-  for (const pid of readdirSync('/proc').filter((p) => /^\d+$/.test(p))) {
-    let args: string[];
-    try {
-      args = readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0');
-    } catch {
-      continue; // gone meanwhile, or not ours to read
-    }
-    const serves = (a: string) => stores.some((store) => a === store || a.endsWith(`=${store}`) || a === `${store}/`);
-    if (args.some(serves)) return `${pid} ${args[0]}`;
-  }
-  return undefined;
+  const found = processWith((a) => stores.some((store) => a === store || a.endsWith(`=${store}`) || a === `${store}/`));
+  return found && `${found.pid} ${found.command}`;
 }
 
 const env = { ...process.env };
