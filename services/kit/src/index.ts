@@ -4,6 +4,7 @@ export * from './config.ts';
 export * from './errors.ts';
 export * from './identity.ts';
 export * from './jetstream.ts';
+export * from './keyed-lock.ts';
 export * from './logger.ts';
 export * from './metrics.ts';
 export * from './mongo.ts';

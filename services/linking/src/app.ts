@@ -4,6 +4,7 @@ import {
   consumeRecordEvents,
   createServiceApp,
   ensureStream,
+  KeyedLock,
   type Logger,
   MongoAuditSpool,
   mongoReadiness,
@@ -17,7 +18,13 @@ import { MatchIndex } from './domain/match-index.ts';
 import { MatchRate } from './domain/match-rate.ts';
 import { LinkRelay } from './events/link-relay.ts';
 import { apiRoutes } from './http/routes.ts';
-import { applyRecordEvents, type LinkingDeps, loadState, matchRateLog } from './use-cases/linking.ts';
+import {
+  applyRecordEvents,
+  forgetExpiredDisclosures,
+  type LinkingDeps,
+  loadState,
+  matchRateLog,
+} from './use-cases/linking.ts';
 
 export interface LinkingAppDeps {
   config: LinkingConfig;
@@ -37,7 +44,8 @@ export interface LinkingAppDeps {
 export async function createApp({ config, db, bus, logger }: LinkingAppDeps) {
   const store = new LinkingStore(db);
   await store.init();
-  const relay = new LinkRelay({ store, bus, logger, retryMs: config.RELAY_RETRY_MS });
+  const linkLock = new KeyedLock();
+  const relay = new LinkRelay({ store, bus, logger, retryMs: config.RELAY_RETRY_MS, lock: linkLock });
   const index = new MatchIndex({ strictNames: config.LINK_STRICT_NAMES });
   const auditStream = { AUDIT_STREAM: config.AUDIT_STREAM, AUDIT_SUBJECT_PREFIX: config.AUDIT_SUBJECT_PREFIX };
   const audit = new AuditTrail({
@@ -52,6 +60,7 @@ export async function createApp({ config, db, bus, logger }: LinkingAppDeps) {
     index,
     matchRate: new MatchRate(index),
     links: new LinkRegistry(),
+    linkLock,
     relay,
     logger,
     autoLink: config.AUTO_LINK,
@@ -86,6 +95,12 @@ export async function createApp({ config, db, bus, logger }: LinkingAppDeps) {
     throw err;
   }
 
+  // Disclosures past their time leave memory and the store (they answer nothing after it anyway).
+  const sweep = setInterval(() => {
+    forgetExpiredDisclosures(deps).catch((err: unknown) => logger.warn({ err }, 'expired disclosures not removed yet'));
+  }, deps.disclosureTtlMs);
+  sweep.unref();
+
   const app = createServiceApp({
     name: 'linking',
     logger,
@@ -100,6 +115,7 @@ export async function createApp({ config, db, bus, logger }: LinkingAppDeps) {
     app,
     deps,
     async stop() {
+      clearInterval(sweep);
       await consumer.stop();
       await relay.stop();
       await audit.stop();

@@ -10,7 +10,7 @@ import {
 import { waitUntil } from '@nrad/infra/harness';
 import { Types } from 'mongoose';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { ALREADY_LINKED, applyRecordEvents } from '../src/use-cases/linking.ts';
+import { ALREADY_LINKED, applyRecordEvents, forgetExpiredDisclosures } from '../src/use-cases/linking.ts';
 import { type LinkingHarness, startLinking, userOf } from './harness.ts';
 
 const bps = userOf('BPS', 'Betty Police');
@@ -538,7 +538,14 @@ describe('POST /api/records/link and the link views', () => {
       .expect(201);
     expect(made.body.confidence).toBeLessThan(h.config.DISCLOSURE_THRESHOLD);
     // The disclosure is kept in the store: a restart keeps it.
-    expect(await h.db.collection('disclosures').countDocuments({ userId: fia.userId, recordId: target.id })).toBe(1);
+    const kept = { userId: fia.userId, recordId: target.id };
+    expect(await h.db.collection('disclosures').countDocuments(kept)).toBe(1);
+    // Past its time it is forgotten, in memory and in the store.
+    const later = new Date(Date.now() + h.built.deps.disclosureTtlMs + 1000);
+    expect(h.built.deps.disclosures.has(fia.userId, target.id, later.getTime())).toBe(false);
+    await forgetExpiredDisclosures(h.built.deps, later);
+    expect(await h.db.collection('disclosures').countDocuments(kept)).toBe(0);
+    expect(h.built.deps.disclosures.has(fia.userId, target.id, Date.now())).toBe(false);
   });
 
   it('shows links only to the record’s owner and ADMIN; another agency’s id is 404 like a missing one', async () => {
@@ -607,7 +614,7 @@ describe('DELETE /api/records/{id}/links/{linkedId}: rejecting a link (issue 34)
     ]);
     expect([a.status, b.status].filter((s) => s === 204)).toHaveLength(1);
     expect([a.status, b.status].every((s) => s === 204 || s === 404 || s === 409)).toBe(true);
-    expect(h.built.deps.links.hasActivePair(police.id, fiu.id)).toBe(false);
+    expect(h.built.deps.links.pair(police.id, fiu.id)?.rejection).toBeDefined();
     expect(await linksOf(h, bps, police.id)).toEqual([]);
     const stored = await h.db.collection('links').findOne({ sourceRecordId: { $in: [police.id, fiu.id] } });
     expect(stored?.rejection?.reason).toMatch(/^(one|two)$/);
@@ -666,10 +673,10 @@ describe('DELETE /api/records/{id}/links/{linkedId}: rejecting a link (issue 34)
     await applyRecordEvents(h.built.deps, [again]);
     const twin = await h.create(cus, { suspectName: 'Bartholomew Fairweather', suspectDob: '1970-10-10' });
     await waitForLinks(h, twin.id, 2);
-    expect(h.built.deps.links.hasActivePair(police.id, fiu.id)).toBe(false);
+    expect(h.built.deps.links.pair(police.id, fiu.id)?.rejection).toBeDefined();
     await bpsApi.post('/api/records/link').send({ sourceRecordId: police.id, linkedRecordId: fiu.id }).expect(404);
     await h.restart();
-    expect(h.built.deps.links.hasActivePair(police.id, fiu.id)).toBe(false);
+    expect(h.built.deps.links.pair(police.id, fiu.id)?.rejection).toBeDefined();
     expect(await linksOf(h, bps, police.id)).toHaveLength(1); // Customs' record only
 
     // Restoring is ADMIN's.

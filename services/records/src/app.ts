@@ -3,6 +3,7 @@ import {
   type Bus,
   createServiceApp,
   ensureStream,
+  KeyedLock,
   type Logger,
   MongoAuditSpool,
   mongoReadiness,
@@ -15,7 +16,6 @@ import { RecordRepository } from './data/records.ts';
 import { startLinkConsumer } from './events/link-consumer.ts';
 import { OutboxRelay } from './events/outbox-relay.ts';
 import { apiRoutes, IMPORT_PATH, IMPORT_PLAN_PATH, internalRoutes } from './http/routes.ts';
-import { KeyedLock } from './lib/keyed-lock.ts';
 import { ListTotals } from './lib/list-totals.ts';
 import { connectProbeRedis, ProbeBudget, redisReady } from './lib/probe-budget.ts';
 import { DEFAULT_DROPDOWNS } from './use-cases/dropdowns.ts';

@@ -82,8 +82,8 @@ export interface LinkDoc {
   published: boolean;
   /** Set while the link is rejected (issue 34): it then discloses nothing and is never made again. */
   rejection?: StoredRejection | null;
-  /** Rejections and restores so far: each change is written only over the count it read. */
-  changeSeq?: number | null;
+  /** Rejections and restores so far: a publish clears `pending` only up to the count it sent. */
+  changeSeq?: number;
   /**
    * The messages of the changes since the last publish (`links.rejected` or `links.restored`, and
    * the change's audit event), written with the change so that the two cannot part.
@@ -251,20 +251,19 @@ export class LinkingStore {
   }
 
   /**
-   * A rejection or restore of a link: its new state and its messages, written only over the change
-   * count the caller read (false if the link changed meanwhile: nothing was written).
+   * A rejection or restore of a link: its new state, its change count and its messages, in one
+   * update (the caller holds the link's lock). False if the link is not stored.
    */
   async changeLink(
     id: Types.ObjectId,
-    readSeq: number,
+    changeSeq: number,
     rejection: StoredRejection | null,
     pending: OutboxMessage[],
   ): Promise<boolean> {
-    const { filter } = linkingQueries.linkChange(id, readSeq);
-    const result = await this.rawLinks.updateOne(readSeq === 0 ? { _id: id, changeSeq: { $in: [0, null] } } : filter, {
-      $set: { rejection, changeSeq: readSeq + 1, pending },
+    const result = await this.rawLinks.updateOne(linkingQueries.link(id).filter, {
+      $set: { rejection, changeSeq, pending },
     });
-    return result.modifiedCount === 1;
+    return result.matchedCount === 1;
   }
 
   /** One link as stored. */

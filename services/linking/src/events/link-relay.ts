@@ -1,4 +1,4 @@
-import { type Bus, type Logger, publishEventJson } from '@nrad/service-kit';
+import { type Bus, type KeyedLock, type Logger, publishEventJson } from '@nrad/service-kit';
 import { Types } from 'mongoose';
 import type { LinkDoc, LinkingStore, OutboxMessage } from '../data/store.ts';
 
@@ -43,7 +43,16 @@ export class LinkRelay {
   private running: Promise<void> | undefined;
   private stopped = false;
 
-  constructor(private readonly options: { store: LinkingStore; bus: Bus; logger: Logger; retryMs: number }) {}
+  constructor(
+    private readonly options: {
+      store: LinkingStore;
+      bus: Bus;
+      logger: Logger;
+      retryMs: number;
+      /** The links' lock: marking a link published must not overlap a rejection or restore of it. */
+      lock: KeyedLock;
+    },
+  ) {}
 
   /** Queues a link's messages and tries to publish them now. */
   enqueue(item: PendingLink): void {
@@ -83,14 +92,14 @@ export class LinkRelay {
   }
 
   private async flush(): Promise<void> {
-    const { bus, store, logger } = this.options;
+    const { bus, store, logger, lock } = this.options;
     for (;;) {
       const next = this.pending.values().next();
       if (next.done || this.stopped) return;
       const item = next.value;
       try {
         for (const m of item.messages) await publishEventJson(bus, m.subject, m.id, m.payload);
-        await store.markPublished(new Types.ObjectId(item.id), item.changeSeq);
+        await lock.run(item.id, () => store.markPublished(new Types.ObjectId(item.id), item.changeSeq));
         // A change queued meanwhile replaced the item: it stays (it holds these messages too).
         if (this.pending.get(item.id) === item) this.pending.delete(item.id);
       } catch (err) {

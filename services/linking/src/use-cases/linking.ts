@@ -35,6 +35,7 @@ import {
   auditOutboxEntry,
   conflict,
   forbidden,
+  type KeyedLock,
   type Logger,
   notFound,
   parse,
@@ -62,7 +63,6 @@ export const RECORD_NOT_FOUND = 'Record not found';
 export { LINK_NOT_FOUND, LINKED_RECORD_NOT_FOUND };
 export const ALREADY_LINKED = 'Records are already linked';
 export const SELF_LINK = 'A record cannot be linked to itself';
-export const LINK_BEING_CHANGED = 'The link is being changed by someone else; try again';
 
 export interface LinkingDeps {
   store: LinkingStore;
@@ -74,6 +74,8 @@ export interface LinkingDeps {
   logger: Logger;
   autoLink: boolean;
   threshold: number;
+  /** One change of a link document at a time (a rejection, a restore, its publish being marked). */
+  linkLock: KeyedLock;
   /** The lowest confidence that discloses another agency's record (a check's match, a manual link). */
   disclosureThreshold: number;
   /** What NAMLC checks disclosed to whom, and how long that lets the user link the record (ms). */
@@ -401,6 +403,12 @@ export async function checkMatches(
   return { matches };
 }
 
+/** Forgets the disclosures past their time, in memory and in the store (at start, then every TTL). */
+export async function forgetExpiredDisclosures(deps: LinkingDeps, now = new Date()): Promise<void> {
+  deps.disclosures.prune(now.getTime());
+  await deps.store.removeExpiredDisclosures(now);
+}
+
 /** Notes that a check disclosed these records to the user (store, then memory). */
 async function noteDisclosures(deps: LinkingDeps, user: UserIdentity, ids: readonly string[]): Promise<void> {
   if (ids.length === 0) return;
@@ -458,9 +466,6 @@ export async function createLink(
   return { ...link, linkedRecord: withLinkFlags(deps, linked.record) };
 }
 
-/** A link's id in ObjectId form. */
-const oid = (id: string) => new Types.ObjectId(id);
-
 /** The organizations each of a link's two records is linked to now (rejected links left out). */
 function organizationsOf(deps: LinkingDeps, link: Link): Record<string, Organization[]> {
   return Object.fromEntries(
@@ -469,36 +474,46 @@ function organizationsOf(deps: LinkingDeps, link: Link): Record<string, Organiza
 }
 
 /**
- * Rejects or restores a stored link: its new state, its `links.rejected`/`links.restored` event
- * (each record's linked organizations after the change) and its audit event written in one update
- * over the change count read, one change of a link at a time (another meanwhile: 409), then the
- * registry, then the relay publishes the messages.
+ * Rejects or restores a stored link, under the link's lock (its `links.created` being marked
+ * published, or another change, waits): its new state, its `links.rejected`/`links.restored` event
+ * (each record's linked organizations after the change) and its audit event in one update, then
+ * the registry, then the relay publishes the messages. `allowed` is asked inside the lock, of the
+ * link as it is then: a refusal answers 404 "Link not found" (recorded as `link.refused`).
  */
 async function changeLink(
   deps: LinkingDeps,
-  link: Link,
-  type: Exclude<LinkEventType, 'created'>,
-  rejection: StoredRejection | null,
   user: UserIdentity,
   auditActor: AuditActor,
-  detail: AuditEvent['detail'],
+  pair: readonly [recordId: string, linkedId: string],
+  change: {
+    type: Exclude<LinkEventType, 'created'>;
+    allowed: (link: Link | undefined) => link is Link;
+    rejection: StoredRejection | null;
+    detail?: AuditEvent['detail'];
+  },
 ): Promise<Link> {
-  if (!deps.links.claim(link.id)) throw conflict(LINK_BEING_CHANGED);
-  const id = oid(link.id);
-  let written = false;
-  try {
-    const doc = await deps.store.link(id);
-    if (!doc) throw notFound(LINK_NOT_FOUND);
+  const [recordId, linkedId] = pair;
+  const refuse = async (): Promise<never> => {
+    const detail = { reason: 'no such link', op: change.type, recordId, linkedRecordId: linkedId };
+    const entry = deps.index.get(recordId);
+    await deps.audit.record(auditActor, 'link.refused', entry && inScope(user, entry) ? [recordId] : [], detail);
+    throw notFound(LINK_NOT_FOUND);
+  };
+  const link = deps.links.pair(recordId, linkedId);
+  if (!change.allowed(link)) return refuse();
+  return deps.linkLock.run(link.id, async () => {
+    const current = deps.links.pair(recordId, linkedId);
+    const doc = change.allowed(current) ? await deps.store.link(new Types.ObjectId(link.id)) : null;
+    if (!doc) return refuse();
     const changeSeq = (doc.changeSeq ?? 0) + 1;
     const time = new Date();
-    const changed: Link = { ...linkFromDoc({ ...doc, rejection }) };
-    // The registry answers organizationsOf with the link as it will be.
-    deps.links.add(changed);
+    const changed = linkFromDoc({ ...doc, rejection: change.rejection });
     const actor: Actor = { userId: user.userId, name: user.name, organization: user.organization };
-    const eventId = `${link.id}-${type}-${changeSeq}`;
+    const eventId = `${link.id}-${change.type}-${changeSeq}`;
+    deps.links.add(changed); // organizationsOf reads the link as it will be
     const event: LinkEvent = {
       id: eventId,
-      type,
+      type: change.type,
       time: time.toISOString(),
       actor,
       link: changed,
@@ -506,32 +521,28 @@ async function changeLink(
     };
     const [auditEvent] = auditEvents(
       AUDIT_SERVICE,
-      type === 'rejected' ? 'link.reject' : 'link.restore',
+      change.type === 'rejected' ? 'link.reject' : 'link.restore',
       auditActor,
       [link.sourceRecordId, link.linkedRecordId],
-      { id: `link-${eventId}`, at: time, ...(detail ? { detail } : {}) },
+      { id: `link-${eventId}`, at: time, ...(change.detail ? { detail: change.detail } : {}) },
     );
     const auditEntry = auditOutboxEntry(deps.auditStream, auditEvent as AuditEvent, time);
     const messages: OutboxMessage[] = [
       ...(doc.pending ?? []),
-      { id: eventId, subject: linkSubject(deps.linksSubjectPrefix, type), payload: JSON.stringify(event) },
+      { id: eventId, subject: linkSubject(deps.linksSubjectPrefix, change.type), payload: JSON.stringify(event) },
       { id: auditEntry.id, subject: auditEntry.subject, payload: auditEntry.payload },
     ];
-    written = await deps.store.changeLink(id, changeSeq - 1, rejection, messages);
-    if (!written) throw conflict(LINK_BEING_CHANGED);
-    deps.relay.enqueue(
-      pendingLink({ ...doc, rejection, changeSeq, pending: messages }, linkSubject(deps.linksSubjectPrefix)),
-    );
-    return changed;
-  } finally {
-    // Not written (the store failed, or another instance changed it): the registry takes the link
-    // as stored, not as read before.
-    if (!written) {
-      const stored = await deps.store.link(id).catch(() => null);
-      deps.links.add(stored ? linkFromDoc(stored) : link);
+    let written = false;
+    try {
+      written = await deps.store.changeLink(doc._id, changeSeq, change.rejection, messages);
+    } finally {
+      if (!written) deps.links.add(linkFromDoc(doc)); // not written: the registry keeps the link as stored
     }
-    deps.links.release(link.id);
-  }
+    if (!written) return refuse();
+    const stored = { ...doc, rejection: change.rejection, changeSeq, pending: messages };
+    deps.relay.enqueue(pendingLink(stored, linkSubject(deps.linksSubjectPrefix)));
+    return changed;
+  });
 }
 
 /**
@@ -550,18 +561,17 @@ export async function rejectLink(
   body: unknown,
 ): Promise<void> {
   const input = parse(RejectLinkSchema, body ?? {});
-  const recordId = parseRecordId(id);
-  const otherId = parseRecordId(linkedId, 'linkedId');
-  const entry = deps.index.get(recordId);
-  const link = deps.links.pair(recordId, otherId);
-  if (!entry || !inScope(user, entry) || !link || link.rejection) {
-    const detail = { reason: 'no such link', op: 'reject', recordId, linkedRecordId: otherId };
-    await deps.audit.record(auditActor, 'link.refused', entry && inScope(user, entry) ? [recordId] : [], detail);
-    throw notFound(LINK_NOT_FOUND);
-  }
+  const pair = [parseRecordId(id), parseRecordId(linkedId, 'linkedId')] as const;
+  const entry = deps.index.get(pair[0]);
+  const ours = entry !== undefined && inScope(user, entry);
   const reason = input.reason ?? '';
   const rejection: StoredRejection = { at: new Date(), byId: user.userId, byOrganization: user.organization, reason };
-  await changeLink(deps, link, 'rejected', rejection, user, auditActor, { reason: reason.slice(0, 500) });
+  const link = await changeLink(deps, user, auditActor, pair, {
+    type: 'rejected',
+    allowed: (l): l is Link => ours && l !== undefined && !l.rejection,
+    rejection,
+    detail: { reason: reason.slice(0, 500) },
+  });
   deps.logger.info({ link: link.id, by: user.organization }, 'link rejected');
 }
 
@@ -574,13 +584,14 @@ export async function restoreLink(
   linkedId: string,
 ): Promise<RecordLinkView> {
   if (user.organization !== 'ADMIN') throw forbidden(ADMIN_ACCESS_DENIED);
-  const recordId = parseRecordId(id);
-  const otherId = parseRecordId(linkedId, 'linkedId');
-  const link = deps.links.pair(recordId, otherId);
-  const other = deps.index.get(otherId);
-  if (!link?.rejection || !other) throw notFound(LINK_NOT_FOUND);
-  const restored = await changeLink(deps, link, 'restored', null, user, auditActor, undefined);
-  return { ...seenFrom(restored, recordId), linkedRecord: withLinkFlags(deps, other.record) };
+  const pair = [parseRecordId(id), parseRecordId(linkedId, 'linkedId')] as const;
+  const other = deps.index.get(pair[1]);
+  const restored = await changeLink(deps, user, auditActor, pair, {
+    type: 'restored',
+    allowed: (l): l is Link => other !== undefined && l?.rejection !== undefined,
+    rejection: null,
+  });
+  return { ...seenFrom(restored, pair[0]), linkedRecord: withLinkFlags(deps, (other as IndexEntry).record) };
 }
 
 /**
@@ -705,7 +716,8 @@ export async function loadState(deps: LinkingDeps): Promise<void> {
     if (hasPending(doc)) deps.relay.enqueue(pendingLink(doc, linkSubject(deps.linksSubjectPrefix)));
   }
   const now = new Date();
-  await deps.store.removeExpiredDisclosures(now);
-  for await (const d of deps.store.currentDisclosures(now))
+  await forgetExpiredDisclosures(deps, now);
+  for await (const d of deps.store.currentDisclosures(now)) {
     deps.disclosures.add(d.userId, [d.recordId], d.expiresAt.getTime());
+  }
 }

@@ -1,7 +1,6 @@
 import { LinkEventSchema, linkSubject } from '@nrad/contracts';
-import { type Bus, type Logger, type RunningConsumer, startConsumer } from '@nrad/service-kit';
+import { type Bus, type KeyedLock, type Logger, type RunningConsumer, startConsumer } from '@nrad/service-kit';
 import type { RecordRepository } from '../data/records.ts';
-import type { KeyedLock } from '../lib/keyed-lock.ts';
 import { recordLink, recordLinkChange } from '../use-cases/records.ts';
 
 /** The durable consumer of the records service on the LINKS stream. */

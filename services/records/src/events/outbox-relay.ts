@@ -3,13 +3,13 @@ import {
   auditEvents,
   auditOutboxEntry,
   type Bus,
+  type KeyedLock,
   type Logger,
   publishEventJson,
 } from '@nrad/service-kit';
 import type { Types } from 'mongoose';
 import type { ImportEvent, ImportEventsDoc, ImportEventsRepository } from '../data/import-events.ts';
 import type { OutboxEntry, RecordRepository } from '../data/records.ts';
-import type { KeyedLock } from '../lib/keyed-lock.ts';
 
 /** Events of an import published at once (in flight to JetStream). */
 const IMPORT_PUBLISHING = 64;

@@ -32,6 +32,7 @@ import {
   auditEvents,
   auditOutboxEntry,
   conflict,
+  type KeyedLock,
   type Logger,
   notFound,
   parse,
@@ -59,7 +60,6 @@ import {
 } from '../data/records.ts';
 import { escapeRegex, incidentPrefix, nameMatches, words } from '../domain/text.ts';
 import type { OutboxRelay } from '../events/outbox-relay.ts';
-import type { KeyedLock } from '../lib/keyed-lock.ts';
 import type { ListScope, ListTotals } from '../lib/list-totals.ts';
 import type { ProbeBudget } from '../lib/probe-budget.ts';
 import { holdProbe, type Probe } from './probes.ts';

@@ -1,7 +1,8 @@
 /**
  * Serializes async work per key inside this process. FerretDB applies an update as read, modify,
- * write (MONGO-COMPAT.md), so two writes to one record must not overlap here; on MongoDB the
- * version condition of every write makes overlapping instances safe as well.
+ * write (MONGO-COMPAT.md), even a conditional one, so two writes to one document must not overlap
+ * here (a record in the records service, a link in the linking service); on MongoDB the condition
+ * of each write makes overlapping instances safe as well.
  */
 export class KeyedLock {
   private readonly tails = new Map<string, Promise<unknown>>();
