@@ -1,5 +1,6 @@
 import { fileURLToPath } from 'node:url';
 import { defineConfig } from 'vitest/config';
+import { LongestFirstSequencer } from './infra/src/harness/sequencer.ts';
 
 // One run, one set of infrastructure (started once by the root global setup), one project per
 // package. Integration tests talk to real FerretDB, NATS and Redis; each file isolates itself by
@@ -29,23 +30,21 @@ const screens = (name: string, root: string) => ({
 /**
  * Two test files at once (Vitest's default on two cores is one: cores − 1): most of a file's time
  * is spent waiting on its servers (the store, NATS, the services, Chromium), so two overlap well —
- * the suite took 1,059 s one file at a time on this machine, 745 s two at a time. The files that
- * run a whole system of their own (the browser journeys; infra's fault suite, differential and
- * `npm start` tests and the benchmarks) come after the others, in groups of their own, so that
- * two such systems are the most that share the two cores.
+ * the suite took 1,059 s one file at a time on this machine, 745 s two at a time. Files are taken
+ * longest first across every project (infra/src/harness/sequencer.ts, ADR 0021): the whole-system
+ * suites (the browser journeys; infra's fault suite, differential and `npm start` tests; the
+ * benchmarks) start at once and the short files fill in beside them; two files at once means two
+ * whole systems at most.
  */
-const after = (order: number, config: ReturnType<typeof project>) => ({
-  test: { ...config.test, sequence: { groupOrder: order } },
-});
-
 export default defineConfig({
   test: {
     ...shared,
     maxWorkers: 2,
+    sequence: { sequencer: LongestFirstSequencer },
     globalSetup: [fileURLToPath(new URL('./infra/src/harness/global-setup.ts', import.meta.url))],
     projects: [
       project('contracts', './contracts'),
-      after(2, project('infra', './infra')),
+      project('infra', './infra'),
       project('kit', './services/kit'),
       project('auth', './services/auth'),
       project('records', './services/records'),
@@ -57,7 +56,7 @@ export default defineConfig({
       project('audit', './services/audit'),
       project('gateway', './gateway'),
       // Whole journeys in a real browser: minutes are allowed, not 30 seconds.
-      after(1, { test: { ...project('e2e', './frontends/e2e').test, testTimeout: 120_000 } }),
+      { test: { ...project('e2e', './frontends/e2e').test, testTimeout: 120_000 } },
       screens('shared', './frontends/shared'),
       screens('shell', './frontends/shell'),
       screens('settings', './frontends/settings'),
@@ -66,7 +65,7 @@ export default defineConfig({
       screens('ingest-screens', './frontends/ingest'),
       screens('dashboard', './frontends/dashboard'),
       screens('admin', './frontends/admin'),
-      after(2, project('bench', './bench')),
+      project('bench', './bench'),
     ],
   },
 });

@@ -1,4 +1,5 @@
 import { spawnSync } from 'node:child_process';
+import { createHash } from 'node:crypto';
 import {
   chmodSync,
   cpSync,
@@ -127,6 +128,20 @@ export function ferretdbNeedsBuild(binary = FERRETDB_BINARY, sources = buildSour
   if (!existsSync(binary)) return true;
   const built = statSync(binary).mtimeMs;
   return sources.some((f) => statSync(f).mtimeMs > built);
+}
+
+/**
+ * A digest of what our build is made of, by content (the files `ferretdbNeedsBuild` watches, named
+ * relative to infra/ferretdb): FerretDB's own Go tests are run again when it changes (ADR 0021).
+ */
+export function ferretdbSourcesDigest(sources = buildSources()): string {
+  const hash = createHash('sha256');
+  for (const file of sources) {
+    hash.update(`${path.relative(FERRETDB_SOURCE_DIR, file)}\0`);
+    hash.update(readFileSync(file));
+    hash.update('\0');
+  }
+  return hash.digest('hex');
 }
 
 /** The machine's Go, or an error saying what to install. */

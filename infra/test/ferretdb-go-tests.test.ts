@@ -1,13 +1,38 @@
 import { spawnSync } from 'node:child_process';
-import { writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { PATCHED_MODULE_DIR, writePatchedModule } from '../src/ferretdb.ts';
+import { ferretdbSourcesDigest, PATCHED_MODULE_DIR, writePatchedModule } from '../src/ferretdb.ts';
+import { FERRETDB_SOURCE_DIR } from '../src/paths.ts';
+import { findCommand } from '../src/system-packages.ts';
 
 /** A copy of its own: the build's copy stays as the binary was built from. */
 const COPY = path.join(path.dirname(path.dirname(PATCHED_MODULE_DIR)), 'patched-go-tests', 'FerretDB');
+/** The packages whose tests are run. */
+const PACKAGES = ['./internal/backends/sqlite/...', './internal/handler/...'];
+/**
+ * The sources FerretDB's tests last passed on (committed): while infra/ferretdb is unchanged, the
+ * run is not repeated (it takes minutes on 2 cores); any change to it — a patch, our main package,
+ * go.mod — runs them again, in CI too, and a pass rewrites this record, to be committed with the
+ * change (ADR 0021). `NRAD_FERRETDB_GO_TESTS=always` runs them whatever the record says.
+ */
+const RECORD = path.join(FERRETDB_SOURCE_DIR, 'go-tests.json');
 
-import { findCommand } from '../src/system-packages.ts';
+interface GoTestsRecord {
+  /** ferretdbSourcesDigest() of the sources the tests passed on. */
+  sources: string;
+  packages: string[];
+  go: string;
+  passedAt: string;
+}
+
+function readRecord(): GoTestsRecord | undefined {
+  return existsSync(RECORD) ? (JSON.parse(readFileSync(RECORD, 'utf8')) as GoTestsRecord) : undefined;
+}
+
+const digest = ferretdbSourcesDigest();
+const record = readRecord();
+const again = process.env.NRAD_FERRETDB_GO_TESTS === 'always' || record?.sources !== digest;
 
 /**
  * FerretDB's own Go tests of the SQLite backend and of the handler, run on our patched copy of the
@@ -15,13 +40,22 @@ import { findCommand } from '../src/system-packages.ts';
  * they need a PostgreSQL server at 127.0.0.1:5432 with a fixed role.
  */
 describe("FerretDB's own tests on our build", () => {
+  // One test or the other, never a skipped one: the record is checked, or the tests are run.
+  if (!again) {
+    it('passed on exactly these sources (infra/ferretdb/go-tests.json)', () => {
+      expect(record?.sources).toBe(digest);
+      expect(record?.packages).toEqual(PACKAGES);
+    });
+    return;
+  }
+
   it('pass for the SQLite backend and the handler', () => {
     const go = findCommand('go');
     if (!go) throw new Error('Go is needed (it builds the embedded FerretDB)');
     writePatchedModule(go, COPY);
     // The module's tests read their version from a file its release tooling generates.
     writeFileSync(path.join(COPY, 'build', 'version', 'version.txt'), 'v1.24.2\n');
-    const result = spawnSync(go, ['test', '-count=1', './internal/backends/sqlite/...', './internal/handler/...'], {
+    const result = spawnSync(go, ['test', '-count=1', ...PACKAGES], {
       cwd: COPY,
       encoding: 'utf8',
       env: { ...process.env, CGO_ENABLED: '0', GOFLAGS: '-mod=mod' },
@@ -32,5 +66,13 @@ describe("FerretDB's own tests on our build", () => {
     expect(output).toMatch(/^ok\s+github\.com\/FerretDB\/FerretDB\/internal\/backends\/sqlite\s/m);
     expect(output).toMatch(/^ok\s+github\.com\/FerretDB\/FerretDB\/internal\/handler\s/m);
     expect(output).not.toMatch(/^FAIL/m);
+    const version = spawnSync(go, ['env', 'GOVERSION'], { encoding: 'utf8' }).stdout.trim();
+    const passed: GoTestsRecord = {
+      sources: digest,
+      packages: PACKAGES,
+      go: version,
+      passedAt: new Date().toISOString(),
+    };
+    writeFileSync(RECORD, `${JSON.stringify(passed, null, 2)}\n`);
   }, 600_000);
 });

@@ -1,10 +1,29 @@
 // `npm test`: installs what is missing, then typecheck, lint, build, and every test (unit and
 // integration against real FerretDB, NATS and Redis). Exits non-zero on any failure. Arguments
 // after `--` go to vitest (e.g. `npm test -- --project auth`).
+//
+// `npm run test:fast` (`--fast`): the edit–test loop's tier — typecheck, lint and the unit and
+// service tests (every project but the screens, the browser journeys, infra's whole-system suites
+// and the benchmarks); no build. `npm test` stays the full gate CI runs (ADR 0021).
 import { spawnSync } from 'node:child_process';
 import { ensureFerretdbBinary } from '../ferretdb.ts';
 import { REPO_ROOT } from '../paths.ts';
 import { BROWSER_PACKAGES, ensureDebianPackages, SERVER_PACKAGES } from '../system-packages.ts';
+
+/** The vitest projects of the fast tier (vitest.config.ts names them). */
+export const FAST_PROJECTS = [
+  'contracts',
+  'kit',
+  'auth',
+  'records',
+  'linking',
+  'stats',
+  'ingest',
+  'report',
+  'ops',
+  'audit',
+  'gateway',
+];
 
 const results: Array<[string, number, boolean]> = [];
 
@@ -17,19 +36,28 @@ function step(name: string, command: string, args: string[]): boolean {
   return ok;
 }
 
+const fast = process.argv.includes('--fast');
+const vitestArgs = process.argv.slice(2).filter((a) => a !== '--fast');
+
 // The end-to-end test of `npm start` always runs the embedded servers, so they are needed even
 // when the other tests use servers from the environment; the screen tests need Chromium.
-ensureDebianPackages([...SERVER_PACKAGES, ...BROWSER_PACKAGES]);
+ensureDebianPackages(fast ? SERVER_PACKAGES : [...SERVER_PACKAGES, ...BROWSER_PACKAGES]);
 ensureFerretdbBinary();
 
-const vitestArgs = process.argv.slice(2);
+const started = Date.now();
 const ok =
   step('typecheck', 'npm', ['run', 'typecheck', '--silent']) &&
   step('lint', 'npx', ['biome', 'ci', '--error-on-warnings', '.']) &&
-  step('build', 'npm', ['run', 'build', '--workspaces', '--if-present', '--silent']) &&
-  step('tests', 'npx', ['vitest', 'run', ...vitestArgs]);
+  (fast || step('build', 'npm', ['run', 'build', '--workspaces', '--if-present', '--silent'])) &&
+  step('tests', 'npx', [
+    'vitest',
+    'run',
+    ...(fast ? FAST_PROJECTS.flatMap((p) => ['--project', p]) : []),
+    ...vitestArgs,
+  ]);
 
-console.log('\n=== summary');
+console.log(`\n=== summary (${fast ? 'test:fast' : 'npm test'})`);
 for (const [name, seconds, passed] of results)
   console.log(`${passed ? 'ok  ' : 'FAIL'} ${name} (${seconds.toFixed(1)} s)`);
+console.log(`${ok ? 'ok  ' : 'FAIL'} in all (${((Date.now() - started) / 1000).toFixed(1)} s)`);
 process.exit(ok ? 0 : 1);
