@@ -45,6 +45,7 @@ export default defineConfig({
     globalSetup: [fileURLToPath(new URL('./infra/src/harness/global-setup.ts', import.meta.url))],
     projects: [
       project('contracts', './contracts'),
+      project('matching', './matching'),
       after(2, project('infra', './infra')),
       project('kit', './services/kit'),
       project('auth', './services/auth'),
@@ -67,6 +68,7 @@ export default defineConfig({
       screens('dashboard', './frontends/dashboard'),
       screens('admin', './frontends/admin'),
       after(2, project('bench', './bench')),
+      project('linkage', './tools/linkage'),
     ],
   },
 });
