@@ -1,6 +1,6 @@
-// `npm test`: installs what is missing, then typecheck, lint, build, and every test (unit and
-// integration against real FerretDB, NATS and Redis). Exits non-zero on any failure. Arguments
-// after `--` go to vitest (e.g. `npm test -- --project auth`).
+// `npm test`: installs what is missing, then typecheck, lint, the import-cycle check (ADR 0018),
+// build, and every test (unit and integration against real FerretDB, NATS and Redis). Exits
+// non-zero on any failure. Arguments after `--` go to vitest (e.g. `npm test -- --project auth`).
 import { spawnSync } from 'node:child_process';
 import { ensureFerretdbBinary } from '../ferretdb.ts';
 import { REPO_ROOT } from '../paths.ts';
@@ -26,6 +26,7 @@ const vitestArgs = process.argv.slice(2);
 const ok =
   step('typecheck', 'npm', ['run', 'typecheck', '--silent']) &&
   step('lint', 'npx', ['biome', 'ci', '--error-on-warnings', '.']) &&
+  step('cycles', 'npm', ['run', 'check:cycles', '--silent']) &&
   step('build', 'npm', ['run', 'build', '--workspaces', '--if-present', '--silent']) &&
   step('tests', 'npx', ['vitest', 'run', ...vitestArgs]);
 
