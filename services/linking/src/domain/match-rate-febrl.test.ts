@@ -109,7 +109,7 @@ const rounded = (levels: Record<string, number>) =>
     .join(', ');
 
 // The service's estimate of its weights (domain/match-rate.ts) on FEBRL 1–3, against link-csv's
-// and against the truth (skipped where shared/ is absent, as eval/febrl.test.ts).
+// and against the truth (skipped where shared/ is absent, as tools/linkage's eval/febrl.test.ts).
 describe.skipIf(!files.every((f) => existsSync(f)))("the service's weights on FEBRL 1–3", () => {
   // Read in the tests, not while collecting them: a skipped block's body still runs.
   let runs: Array<ReturnType<typeof serviceRun>> = [];

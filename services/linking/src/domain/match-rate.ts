@@ -3,7 +3,7 @@
  * estimated match rate, not log2(N)), and the name and date-of-birth level weights, estimated from
  * the same records. priorBitsFor(N) assumes each record has about one match among the N searched;
  * here r, the matches a record is expected to have among the active records of the other
- * organizations, is estimated from the index (matching/prior.ts: EM of the match share with the
+ * organizations, is estimated from the index (@nrad/matching, prior.ts: EM of the match share with the
  * field weights held fixed) and the prior becomes log2(N / r).
  *
  * The estimate runs on a fixed sample of named records (MatchIndex.sampleNamed), each with its
@@ -12,7 +12,7 @@
  * MIN_FREQUENCY_RECORDS named records, or with too few candidate pairs to say anything, r stays 1:
  * the prior of log2(N).
  *
- * Weights: the same sample and candidate pairs go to matching/em.ts, as link-csv's do (u from
+ * Weights: the same sample and candidate pairs go to @nrad/matching's em.ts, as link-csv's do (u from
  * 200,000 seeded random pairs, here of a sampled record against any active record; m by EM on the
  * candidate pairs whose dates of birth are the same, and on those whose names agree); r is then
  * estimated with the weights that will score. The service takes six levels from the estimate —
