@@ -44,6 +44,7 @@ export default defineConfig({
     globalSetup: [fileURLToPath(new URL('./infra/src/harness/global-setup.ts', import.meta.url))],
     projects: [
       project('contracts', './contracts'),
+      project('matching', './matching'),
       project('infra', './infra'),
       project('kit', './services/kit'),
       project('auth', './services/auth'),
@@ -66,6 +67,7 @@ export default defineConfig({
       screens('dashboard', './frontends/dashboard'),
       screens('admin', './frontends/admin'),
       project('bench', './bench'),
+      project('linkage', './tools/linkage'),
     ],
   },
 });

@@ -1,8 +1,8 @@
-// `npm test`: installs what is missing, then typecheck, lint, build, and every test (unit and
-// integration against real FerretDB, NATS and Redis). Exits non-zero on any failure. Arguments
-// after `--` go to vitest (e.g. `npm test -- --project auth`).
+// `npm test`: installs what is missing, then typecheck, lint, the import-cycle check (ADR 0018),
+// build, and every test (unit and integration against real FerretDB, NATS and Redis). Exits
+// non-zero on any failure. Arguments after `--` go to vitest (e.g. `npm test -- --project auth`).
 //
-// `npm run test:fast` (`--fast`): the edit–test loop's tier — typecheck, lint and the unit and
+// `npm run test:fast` (`--fast`): the edit–test loop's tier — typecheck, lint, cycles and the unit and
 // service tests (every project but the screens, the browser journeys, infra's whole-system suites
 // and the benchmarks); no build. `npm test` stays the full gate CI runs (ADR 0021).
 import { spawnSync } from 'node:child_process';
@@ -13,6 +13,7 @@ import { BROWSER_PACKAGES, ensureDebianPackages, SERVER_PACKAGES } from '../syst
 /** The vitest projects of the fast tier (vitest.config.ts names them). */
 export const FAST_PROJECTS = [
   'contracts',
+  'matching',
   'kit',
   'auth',
   'records',
@@ -48,6 +49,7 @@ const started = Date.now();
 const ok =
   step('typecheck', 'npm', ['run', 'typecheck', '--silent']) &&
   step('lint', 'npx', ['biome', 'ci', '--error-on-warnings', '.']) &&
+  step('cycles', 'npm', ['run', 'check:cycles', '--silent']) &&
   (fast || step('build', 'npm', ['run', 'build', '--workspaces', '--if-present', '--silent'])) &&
   step('tests', 'npx', [
     'vitest',

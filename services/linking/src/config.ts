@@ -1,7 +1,7 @@
 import { LINKS_STREAM } from '@nrad/contracts';
+import { DEFAULT_THRESHOLD } from '@nrad/matching';
 import { auditEnv, baseServiceEnv, env, loadConfig, recordEventsEnv } from '@nrad/service-kit';
 import { z } from 'zod';
-import { DEFAULT_THRESHOLD } from './matching/index.ts';
 
 /** DISCLOSURE_THRESHOLD (also read by links:audit). */
 export const disclosureThreshold = z.coerce.number().min(50).max(100).default(DEFAULT_THRESHOLD);

@@ -1,9 +1,9 @@
 import type { CaseRecord } from '@nrad/contracts';
+import { scorePrepared } from '@nrad/matching';
 import type { Connection } from 'mongoose';
 import type { LinkDoc } from './data/store.ts';
 import { entryFor, MatchIndex } from './domain/match-index.ts';
 import { MatchRate } from './domain/match-rate.ts';
-import { scorePrepared } from './matching/index.ts';
 
 /** A stored link that the disclosure rule (issue 34) would not make today. */
 export interface FailingLink {

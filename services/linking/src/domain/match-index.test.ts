@@ -1,7 +1,7 @@
 import type { Organization } from '@nrad/contracts';
+import { blockingKeys, prepareRecord } from '@nrad/matching';
 import { Types } from 'mongoose';
 import { describe, expect, it } from 'vitest';
-import { blockingKeys, prepareRecord } from '../matching/index.ts';
 import { entryFor, MatchIndex } from './match-index.ts';
 import { caseRecord as record } from './test-record.ts';
 

@@ -1,16 +1,16 @@
 import type { CaseRecord } from '@nrad/contracts';
-import type { LevelWeights } from '../matching/em.ts';
 import {
   blockingKeys,
   frequenciesFromCounts,
+  type LevelWeights,
   type MatchResult,
   type NameFrequencies,
   type PreparedRecord,
   prepareRecord,
+  priorBitsForRate,
   type ScoreOptions,
   scorePrepared,
-} from '../matching/index.ts';
-import { priorBitsForRate } from './match-rate.ts';
+} from '@nrad/matching';
 
 /** One record as the index keeps it: its latest snapshot, normalized once, and its keys. */
 export interface IndexEntry {

@@ -2,14 +2,18 @@ import { createHash } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import path from 'node:path';
 import type { Organization } from '@nrad/contracts';
+import { linkageDataDir, loadFebrl, qualityAt, reliability, type ScoredPair } from '@nrad/linkage-tools';
+import {
+  candidatePairs,
+  DEFAULT_THRESHOLD,
+  estimateWeights,
+  keyWeights,
+  PART_OF_NAME,
+  prepareRecord,
+} from '@nrad/matching';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { linkageDataDir, loadFebrl } from '../eval/febrl.ts';
-import { qualityAt, reliability, type ScoredPair } from '../eval/metrics.ts';
-import { candidatePairs } from '../matching/blocking.ts';
-import { estimateWeights } from '../matching/em.ts';
-import { DEFAULT_THRESHOLD, PART_OF_NAME, prepareRecord } from '../matching/scorer.ts';
 import { entryFor, MatchIndex } from './match-index.ts';
-import { keyWeights, MatchRate, type MatchRateEstimate } from './match-rate.ts';
+import { MatchRate, type MatchRateEstimate } from './match-rate.ts';
 import { caseRecord } from './test-record.ts';
 
 const dir = linkageDataDir();
@@ -105,7 +109,7 @@ const rounded = (levels: Record<string, number>) =>
     .join(', ');
 
 // The service's estimate of its weights (domain/match-rate.ts) on FEBRL 1–3, against link-csv's
-// and against the truth (skipped where shared/ is absent, as eval/febrl.test.ts).
+// and against the truth (skipped where shared/ is absent, as tools/linkage's eval/febrl.test.ts).
 describe.skipIf(!files.every((f) => existsSync(f)))("the service's weights on FEBRL 1–3", () => {
   // Read in the tests, not while collecting them: a skipped block's body still runs.
   let runs: Array<ReturnType<typeof serviceRun>> = [];

@@ -28,6 +28,14 @@ import {
   type UserIdentity,
 } from '@nrad/contracts';
 import {
+  blockingKeys,
+  keyWeights,
+  type LevelWeights,
+  type MatchResult,
+  prepareRecord,
+  scorePrepared,
+} from '@nrad/matching';
+import {
   type AuditActor,
   type AuditStreamConfig,
   type AuditTrail,
@@ -54,10 +62,8 @@ import type { Disclosures } from '../domain/disclosures.ts';
 import type { LinkRegistry } from '../domain/link-registry.ts';
 import { pairKeyOf } from '../domain/link-registry.ts';
 import { entryFor, type IndexEntry, type MatchIndex, type ScoredCandidate } from '../domain/match-index.ts';
-import { keyWeights, type MatchRate, type MatchRateEstimate, type WeightChoice } from '../domain/match-rate.ts';
+import type { MatchRate, MatchRateEstimate, WeightChoice } from '../domain/match-rate.ts';
 import { hasPending, type LinkRelay, pendingLink } from '../events/link-relay.ts';
-import type { LevelWeights } from '../matching/em.ts';
-import { blockingKeys, type MatchResult, prepareRecord, scorePrepared } from '../matching/index.ts';
 
 export const RECORD_NOT_FOUND = 'Record not found';
 export { LINK_NOT_FOUND, LINKED_RECORD_NOT_FOUND };

@@ -1,9 +1,17 @@
+import {
+  candidatePairs,
+  DEFAULT_THRESHOLD,
+  DOB_WEIGHTS,
+  ESTIMATE_STEP,
+  estimateWeights,
+  type LevelWeights,
+  NAME_WEIGHTS,
+  prepareRecord,
+  scorePair,
+  weightEstimation,
+} from '@nrad/matching';
 import { describe, expect, it } from 'vitest';
-import { generateHeldout } from '../eval/heldout.ts';
-import { candidatePairs } from './blocking.ts';
-import { ESTIMATE_STEP, estimateWeights, type LevelWeights, weightEstimation } from './em.ts';
-import { DEFAULT_THRESHOLD, prepareRecord, scorePair } from './scorer.ts';
-import { DOB_WEIGHTS, NAME_WEIGHTS } from './weights.ts';
+import { generateHeldout } from './eval/heldout.ts';
 
 describe('estimateWeights (EM)', () => {
   const records = generateHeldout('typos').map((r) => prepareRecord(r));

@@ -2,12 +2,30 @@
  * Estimates the Fellegi–Sunter weights of weights.ts on FEBRL 1–3 (deduplication sets; FEBRL 4 is
  * kept for the evaluation) and checks the default threshold there.
  *
- *   node services/linking/bin/linkage-tune.mjs
+ *   node tools/linkage/bin/linkage-tune.mjs
  *
  * m = share of true pairs (same person) at a level, u = share of random pairs of different people;
  * weight = log2(m / u). Name levels are counted per aligned word position.
  */
 import path from 'node:path';
+import {
+  CALIBRATION,
+  candidatePairs,
+  compareDobs,
+  compareNames,
+  DEFAULT_THRESHOLD,
+  DOB_WEIGHTS,
+  EM_CALIBRATION,
+  hasName,
+  NAME_WEIGHTS,
+  type PreparedRecord,
+  pairWeight,
+  prepareRecord,
+  rng,
+  scoreCandidatePairs,
+  scorePrepared,
+  type TokenLevel,
+} from '@nrad/matching';
 import { type FebrlRecord, linkageDataDir, loadFebrl, serviceOptions } from '../src/eval/febrl.ts';
 import {
   bestRecallAtPrecision,
@@ -17,19 +35,6 @@ import {
   reliability,
   type ScoredPair,
 } from '../src/eval/metrics.ts';
-import { scoreCandidatePairs } from '../src/link-csv/score.ts';
-import { candidatePairs } from '../src/matching/blocking.ts';
-import { compareDobs, compareNames } from '../src/matching/compare.ts';
-import { rng } from '../src/matching/em.ts';
-import { hasName } from '../src/matching/normalize.ts';
-import {
-  DEFAULT_THRESHOLD,
-  type PreparedRecord,
-  pairWeight,
-  prepareRecord,
-  scorePrepared,
-} from '../src/matching/scorer.ts';
-import { CALIBRATION, DOB_WEIGHTS, EM_CALIBRATION, NAME_WEIGHTS, type TokenLevel } from '../src/matching/weights.ts';
 
 const SETS = ['dataset1.csv', 'dataset2.csv', 'dataset3.csv'];
 const RANDOM_PAIRS_PER_SET = 200_000;

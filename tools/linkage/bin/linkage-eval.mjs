@@ -2,4 +2,4 @@
 // runs the FEBRL 4 evaluation of the linking scorer (linkage-eval.ts).
 import { runTypeScript } from '../../../scripts/bootstrap.mjs';
 
-await runTypeScript('services/linking/bin/linkage-eval.ts');
+await runTypeScript('tools/linkage/bin/linkage-eval.ts');

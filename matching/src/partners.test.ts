@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { scoreCandidatePairs } from '../link-csv/score.ts';
 import { candidatePairs } from './blocking.ts';
 import { explainedPairs, type PairEvidence } from './partners.ts';
+import { scoreCandidatePairs } from './score.ts';
 import { DEFAULT_THRESHOLD, pairWeightParts, prepareRecord } from './scorer.ts';
 
 const confirmed: PairEvidence = { confirmed: true, disagrees: false };

@@ -3,7 +3,7 @@
  * (so their frequencies are realistic), random dates of birth, and a share of corrupted duplicates
  * (typos, swapped or missing name parts, a date slip or a missing date).
  *
- *   node services/linking/bin/make-test-csv.mjs OUT.csv [RECORDS=50000] [DUPLICATE_SHARE=0.3]
+ *   node tools/linkage/bin/make-test-csv.mjs OUT.csv [RECORDS=50000] [DUPLICATE_SHARE=0.3]
  *
  * Columns: "Person ID","Full Name","Birth Date" (DD/MM/YYYY), with a BOM and CRLF line ends. The
  * duplicate of record P-<n> has id P-<n>-d.

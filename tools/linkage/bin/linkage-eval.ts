@@ -10,11 +10,9 @@
  */
 import { existsSync } from 'node:fs';
 import path from 'node:path';
+import { candidatePairs, DEFAULT_THRESHOLD, prepareRecord, scoreCandidatePairs } from '@nrad/matching';
 import { dedupeFebrl, linkageDataDir, loadFebrl, scoreAsService } from '../src/eval/febrl.ts';
 import { bestF1, bestRecallAtPrecision, qualityAt, reliability, type ScoredPair } from '../src/eval/metrics.ts';
-import { scoreCandidatePairs } from '../src/link-csv/score.ts';
-import { candidatePairs } from '../src/matching/blocking.ts';
-import { DEFAULT_THRESHOLD, prepareRecord } from '../src/matching/scorer.ts';
 
 const t0 = performance.now();
 const dir = linkageDataDir();

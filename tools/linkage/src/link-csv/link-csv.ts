@@ -6,12 +6,18 @@
  */
 import { closeSync, existsSync, openSync, readFileSync, writeSync } from 'node:fs';
 import { parseArgs } from 'node:util';
+import {
+  candidatePairs,
+  clusterRecords,
+  type DayMonthOrder,
+  DEFAULT_THRESHOLD,
+  detectDayMonthOrder,
+  type MatchInput,
+  type PreparedRecord,
+  prepareRecord,
+  scoreCandidatePairs,
+} from '@nrad/matching';
 import { parse } from 'csv-parse/sync';
-import { candidatePairs } from '../matching/blocking.ts';
-import { type DayMonthOrder, detectDayMonthOrder } from '../matching/normalize.ts';
-import { DEFAULT_THRESHOLD, type MatchInput, type PreparedRecord, prepareRecord } from '../matching/scorer.ts';
-import { clusterRecords } from './cluster.ts';
-import { scoreCandidatePairs } from './score.ts';
 
 export const USAGE = `Usage: link-csv --left L.csv [--right R.csv] --id COL
                 (--name COL | --given COL --surname COL)

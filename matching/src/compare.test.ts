@@ -1,4 +1,4 @@
-/// <reference path="../types/jaro-winkler.d.ts" />
+/// <reference path="./types/jaro-winkler.d.ts" />
 import packageJaroWinkler from 'jaro-winkler';
 import { describe, expect, it } from 'vitest';
 import { compareDobs, jaroWinkler } from './compare.ts';

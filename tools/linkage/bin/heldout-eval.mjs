@@ -2,4 +2,4 @@
 // then runs the evaluation of the linking scorer on the held-out synthetic sets (heldout-eval.ts).
 import { runTypeScript } from '../../../scripts/bootstrap.mjs';
 
-await runTypeScript('services/linking/bin/heldout-eval.ts');
+await runTypeScript('tools/linkage/bin/heldout-eval.ts');

@@ -1,4 +1,4 @@
 // Estimates the scorer's weights on FEBRL 1–3 and checks the default threshold (linkage-tune.ts).
 import { runTypeScript } from '../../../scripts/bootstrap.mjs';
 
-await runTypeScript('services/linking/bin/linkage-tune.ts');
+await runTypeScript('tools/linkage/bin/linkage-tune.ts');

@@ -1,22 +1,16 @@
 /**
  * How link-csv scores its candidate pairs, for link-csv itself and for the evaluations that report
- * its quality (eval/febrl.ts, eval/heldout.ts, bin/linkage-eval.ts): name-word frequencies and
+ * its quality (tools/linkage: eval/febrl.ts, eval/heldout.ts, bin/linkage-eval.ts): name-word frequencies and
  * weights estimated from the input by EM (or, with `fixedWeights`, the service's fixed weights and
  * no frequencies), `strictNames` if asked (scorer.ts: ScoreOptions), each pair weighed once, pairs
- * explained by other matches capped (matching/partners.ts), the prior estimated from the capped
+ * explained by other matches capped (partners.ts), the prior estimated from the capped
  * weights, then each pair's confidence.
  */
-import { type NameFrequencies, nameFrequencies } from '../matching/compare.ts';
-import { estimateWeights, type WeightEstimate } from '../matching/em.ts';
-import { explainedPairs } from '../matching/partners.ts';
-import { comparablePairs, estimatePrior } from '../matching/prior.ts';
-import {
-  cappedWeight,
-  confidenceOfWeight,
-  type PreparedRecord,
-  pairWeightParts,
-  type ScoreOptions,
-} from '../matching/scorer.ts';
+import { type NameFrequencies, nameFrequencies } from './compare.ts';
+import { estimateWeights, type WeightEstimate } from './em.ts';
+import { explainedPairs } from './partners.ts';
+import { comparablePairs, estimatePrior } from './prior.ts';
+import { cappedWeight, confidenceOfWeight, type PreparedRecord, pairWeightParts, type ScoreOptions } from './scorer.ts';
 
 export interface CandidateScores {
   /** The options the pairs were scored with (the prior estimated from them). */

@@ -1,9 +1,7 @@
 import { existsSync } from 'node:fs';
 import path from 'node:path';
+import { candidatePairs, DEFAULT_THRESHOLD, prepareRecord, scoreCandidatePairs } from '@nrad/matching';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { scoreCandidatePairs } from '../link-csv/score.ts';
-import { candidatePairs } from '../matching/blocking.ts';
-import { DEFAULT_THRESHOLD, prepareRecord } from '../matching/scorer.ts';
 import { dedupeFebrl, linkageDataDir, loadFebrl } from './febrl.ts';
 import { bestRecallAtPrecision, qualityAt, reliability } from './metrics.ts';
 

@@ -1,5 +1,5 @@
+import { DEFAULT_THRESHOLD } from '@nrad/matching';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { DEFAULT_THRESHOLD } from '../matching/scorer.ts';
 import {
   baselineRule,
   dedupeHeldout,

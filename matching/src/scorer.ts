@@ -25,7 +25,6 @@ import {
   type NameComparison,
   type NameFrequencies,
 } from './compare.ts';
-import type { LevelWeights } from './em.ts';
 import {
   type DayMonthOrder,
   hasName,
@@ -41,6 +40,7 @@ import {
   CALIBRATION,
   type Calibration,
   EM_CALIBRATION,
+  type LevelWeights,
   MAX_WEIGHT_WITHOUT_NAME,
   PRIOR_BITS,
   RARE_WORD_SHARE,

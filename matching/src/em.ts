@@ -17,7 +17,7 @@
 import { compareDobs, compareNames, type NameComparison } from './compare.ts';
 import { hasName } from './normalize.ts';
 import type { PreparedRecord } from './scorer.ts';
-import type { DobLevel, TokenLevel } from './weights.ts';
+import type { DobLevel, LevelWeights, TokenLevel } from './weights.ts';
 
 export const TOKEN_LEVELS: readonly TokenLevel[] = [
   'exact',
@@ -29,12 +29,6 @@ export const TOKEN_LEVELS: readonly TokenLevel[] = [
   'conflict',
 ];
 export const DOB_LEVELS: readonly DobLevel[] = ['exact', 'slip', 'near', 'twoParts', 'impossible', 'mismatch'];
-
-/** Weights in bits per level, in place of NAME_WEIGHTS and DOB_WEIGHTS (ScoreOptions.weights). */
-export interface LevelWeights {
-  readonly name: Readonly<Record<TokenLevel, number>>;
-  readonly dob: Readonly<Record<DobLevel, number>>;
-}
 
 export interface WeightEstimate {
   readonly weights: LevelWeights;

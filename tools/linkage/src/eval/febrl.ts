@@ -5,12 +5,17 @@
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import {
+  candidatePairs,
+  estimatePairsPrior,
+  type MatchInput,
+  nameFrequencies,
+  type PreparedRecord,
+  prepareRecord,
+  scoreCandidatePairs,
+  scorePrepared,
+} from '@nrad/matching';
 import { parse } from 'csv-parse/sync';
-import { scoreCandidatePairs } from '../link-csv/score.ts';
-import { candidatePairs } from '../matching/blocking.ts';
-import { nameFrequencies } from '../matching/compare.ts';
-import { estimatePairsPrior } from '../matching/prior.ts';
-import { type MatchInput, type PreparedRecord, prepareRecord, scorePrepared } from '../matching/scorer.ts';
 import type { ScoredPair } from './metrics.ts';
 
 /**

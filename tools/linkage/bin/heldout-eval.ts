@@ -10,6 +10,7 @@
  * two records, the N (default 10) worst false links (highest confidence) and misses (lowest).
  */
 
+import { DEFAULT_THRESHOLD, scorePrepared } from '@nrad/matching';
 import {
   baselineRule,
   dedupeHeldout,
@@ -19,7 +20,6 @@ import {
   type HeldoutRecord,
 } from '../src/eval/heldout.ts';
 import { bestF1, bestRecallAtPrecision, qualityAt, type ScoredPair } from '../src/eval/metrics.ts';
-import { DEFAULT_THRESHOLD, scorePrepared } from '../src/matching/scorer.ts';
 
 function option(name: string): string | undefined {
   const at = process.argv.indexOf(name);

@@ -1,4 +1,4 @@
 // Writes a synthetic person CSV for timing link-csv (make-test-csv.ts).
 import { runTypeScript } from '../../../scripts/bootstrap.mjs';
 
-await runTypeScript('services/linking/bin/make-test-csv.ts');
+await runTypeScript('tools/linkage/bin/make-test-csv.ts');

@@ -23,17 +23,18 @@
  */
 
 import { Random as BaseRandom } from '@nrad/infra';
-import { type ScoredPair as ClusterPair, clusterRecords } from '../link-csv/cluster.ts';
-import { scoreCandidatePairs } from '../link-csv/score.ts';
-import { candidatePairs } from '../matching/blocking.ts';
-import { jaroWinkler } from '../matching/compare.ts';
 import {
+  type ClusterPair,
+  candidatePairs,
+  clusterRecords,
   DEFAULT_THRESHOLD,
+  jaroWinkler,
   type MatchInput,
   type PreparedRecord,
   prepareRecord,
   type ScoreOptions,
-} from '../matching/scorer.ts';
+  scoreCandidatePairs,
+} from '@nrad/matching';
 import type { ScoredPair } from './metrics.ts';
 
 export interface HeldoutRecord extends MatchInput {

@@ -3,7 +3,7 @@
  * shows that level and u how often two different people do. A missing value weighs 0 (no evidence).
  *
  * Name and date-of-birth weights were estimated on FEBRL data sets 1–3 (deduplication sets, 11,000
- * records, ground truth from rec_id) by `services/linking/bin/linkage-tune.ts`, then rounded; FEBRL 4
+ * records, ground truth from rec_id) by `tools/linkage/bin/linkage-tune.ts`, then rounded; FEBRL 4
  * (the evaluation pair) was not used. Two levels FEBRL never produces for the same person (letters
  * scrambled, a date of birth weeks off) are set by judgment — 'scrambled' weighs as 'similar', a
  * 'near' date of birth weighs nothing — and change no FEBRL figure (ADR 0007 lists the check on
@@ -41,6 +41,12 @@ export const CROSS_ROLE_PENALTY = 0.5;
 
 /** Levels of the date-of-birth comparison. */
 export type DobLevel = 'exact' | 'slip' | 'near' | 'twoParts' | 'impossible' | 'mismatch';
+
+/** Weights in bits per level, in place of NAME_WEIGHTS and DOB_WEIGHTS, estimated by em.ts (ScoreOptions.weights). */
+export interface LevelWeights {
+  readonly name: Readonly<Record<TokenLevel, number>>;
+  readonly dob: Readonly<Record<DobLevel, number>>;
+}
 
 export const DOB_WEIGHTS: Readonly<Record<DobLevel, number>> = {
   exact: 14.5,
