@@ -110,3 +110,8 @@ export function requireAllAgencies(user: Pick<UserIdentity, 'organization'>, mes
   if (!scope.isAll) throw forbidden(message);
   return scope;
 }
+
+/** Whether an organization is one of the agencies whose records scopes divide (ADMIN is not). */
+export function isAgency(organization: string): organization is Agency {
+  return (AGENCY_CODES as readonly string[]).includes(organization);
+}
