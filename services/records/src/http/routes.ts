@@ -142,9 +142,9 @@ export function apiRoutes(deps: records.RecordDeps & { dropdowns: DropdownReposi
   });
 
   router.get('/admin/records', async (ctx) => {
-    adminOf(ctx.state);
+    const everyAgency = scopeOf(adminOf(ctx.state));
     const page = paging(ctx);
-    const found = await records.listAllRecords(deps, scopeOf(adminOf(ctx.state)), page);
+    const found = await records.listAllRecords(deps, everyAgency, page);
     await auditPage(deps, actorOf(ctx), found, 'all agencies');
     sendPage(ctx, found, page.limit);
   });
