@@ -101,10 +101,9 @@ export class UploadStore {
     return doc;
   }
 
-  /** The stored file of an upload of the scope's own, whole. */
+  /** The stored file of an upload of the scope's own (not another organization's), whole. */
   async file(scope: Scope, id: string): Promise<Buffer> {
-    const upload = await this.get(scope, id);
-    if (upload === null || upload === OUTSIDE_SCOPE) throw new Error(`upload ${id} is not stored in ${scope}`);
+    if ((await this.get(scope, id)) === OUTSIDE_SCOPE) throw new Error(`upload ${id} is outside ${scope}`);
     const chunks = await this.chunks.find({ uploadId: id }).sort({ n: 1 }).lean<ChunkDoc[]>();
     return Buffer.concat(chunks.map((c) => bytesOf(c.data)));
   }

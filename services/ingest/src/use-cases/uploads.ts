@@ -269,7 +269,7 @@ const isDuplicate = (errors: ReadonlyArray<{ field: string; message: string }>) 
 export async function processUpload(deps: IngestDeps, data: IngestJobData): Promise<BatchUploadResult> {
   const scope = scopeOf(data.uploader);
   const upload = await deps.store.get(scope, data.uploadId);
-  if (!upload || upload === OUTSIDE_SCOPE) throw new Error(`upload ${data.uploadId} is not stored in ${scope}`);
+  if (!upload || upload === OUTSIDE_SCOPE) throw new Error(`upload ${data.uploadId} is not stored`);
   if (upload.result) return upload.result;
   await deps.store.progress(scope, upload._id, { state: 'processing' });
 
