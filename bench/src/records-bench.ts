@@ -17,11 +17,11 @@ import {
   listRecords,
   nearTerms,
   type RecordDeps,
-  searchFilter,
+  searchCriteria,
 } from '@nrad/records-service/queries';
-import { newRecordDoc, RecordRepository } from '@nrad/records-service/storage';
+import { newRecordDoc, RecordRepository, scopedFilter } from '@nrad/records-service/storage';
 import { nameMatches, words } from '@nrad/records-service/text';
-import { connectMongo } from '@nrad/service-kit';
+import { connectMongo, scopeOf } from '@nrad/service-kit';
 import { type Connection, Types } from 'mongoose';
 import {
   type AgencyUser,
@@ -222,8 +222,8 @@ function operations(
   const directPage = async (useCase: (deps: RecordDeps) => Promise<unknown>): Promise<Outcome> => {
     // The page's filter, size, cursor and sort as the service asks them; its total counted here
     // (the service's list totals are its process's, ADR 0006).
-    const [filter, limit, after, sort] = await pageCallOf(useCase);
-    const { ms, value } = await timed(() => repo.page(filter, limit, after, sort));
+    const [scope, criteria, limit, after, sort] = await pageCallOf(useCase);
+    const { ms, value } = await timed(() => repo.page(scope, criteria, limit, after, sort));
     return { ms, total: value.total };
   };
   const list: Operation = {
@@ -243,8 +243,8 @@ function operations(
       gateway: () => run.http.expect(200, 'GET', '/api/records?limit=1'),
       direct: async () => {
         // The repository counts a page's total with countDocuments of the list's filter.
-        const [filter] = await pageCallOf((deps) => listRecords(deps, run.user, paging({ limit: 1 })));
-        const { ms, value } = await timed(() => repo.model.countDocuments(filter));
+        const [scope, criteria] = await pageCallOf((deps) => listRecords(deps, run.user, paging({ limit: 1 })));
+        const { ms, value } = await timed(() => repo.model.countDocuments(scopedFilter(scope, criteria)));
         return { ms, total: value };
       },
     }),
@@ -258,8 +258,8 @@ function operations(
         gateway: () => run.http.expect(200, 'GET', `/api/records/${id}`),
         direct: async () => {
           // getRecord: read by id alone (an index lookup on every store), scope checked in code.
-          const { ms, value } = await timed(() => repo.findById(new Types.ObjectId(id)));
-          const visible = value && !value.deleted && value.organization === run.user.organization;
+          const { ms, value } = await timed(() => repo.findById(scopeOf(run.user), new Types.ObjectId(id)));
+          const visible = value && !value.deleted;
           if (!visible) throw new Error(`record ${id} not found directly`);
           return { ms };
         },
@@ -286,7 +286,7 @@ function operations(
           return res;
         },
         // createRecord writes the document (with its event) in one insertOne.
-        direct: async () => ({ ms: (await timed(() => repo.insert(doc))).ms }),
+        direct: async () => ({ ms: (await timed(() => repo.insert(scopeOf(run.user), doc))).ms }),
         // The service publishes the event and then removes it from the record's outbox, in the
         // background; that must not run into the next measurement.
         settle: async () => {
@@ -309,25 +309,29 @@ function operations(
         const usable = s.usable ? run.samples.filter(s.usable) : run.samples;
         const body = s.body(rng.pick(usable.length ? usable : run.samples), rng);
         const search = RecordSearchSchema.parse(body);
-        const filter = searchFilter(run.user, search);
+        const scope = scopeOf(run.user);
+        const criteria = searchCriteria(search);
         const nameWords = words(search.suspectName);
         return {
           label: `POST /api/records/search ${JSON.stringify(body)}`,
           gateway: () => run.http.expect(200, 'POST', '/api/records/search', body),
           direct: async () => {
             if (nameWords.length === 0) {
-              const { ms, value } = await timed(() => repo.page(filter, limit, undefined, 'createdAt'));
+              const { ms, value } = await timed(() => repo.page(scope, criteria, limit, undefined, 'createdAt'));
               return { ms, total: value.total };
             }
             // searchRecords by name: the terms near each word in the vocabulary, the candidates
             // holding them, edit distance in code, then the page.
             const { ms, value } = await timed(async () => {
               const near = await nearTerms({ records: repo }, search);
-              const candidates = await repo.nameCandidates(searchFilter(run.user, search, near), 'createdAt');
+              const candidates = await repo.nameCandidates(scope, searchCriteria(search, near), 'createdAt');
               const matching = candidates.filter((c) =>
                 nameMatches(nameWords, c.suspectNameWords, c.suspectNameCompounds),
               );
-              await repo.findByIds(matching.slice(0, limit).map((c) => c._id));
+              await repo.findByIds(
+                scope,
+                matching.slice(0, limit).map((c) => c._id),
+              );
               return matching.length;
             });
             return { ms, total: value };
@@ -352,7 +356,7 @@ function operations(
       who: 'ADMIN',
       gateway: () => admin.expect(200, 'GET', '/api/admin/records'),
       // listAllRecords: every organization's active records, newest first.
-      direct: () => directPage((deps) => listAllRecords(deps, paging())),
+      direct: () => directPage((deps) => listAllRecords(deps, scopeOf({ organization: 'ADMIN' }), paging())),
     }),
   };
   const walks = new Map<string, Walk>();

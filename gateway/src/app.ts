@@ -7,11 +7,11 @@ import {
   checkReadiness,
   createMetrics,
   errorMiddleware,
-  forbidden,
   healthRoutes,
   type Logger,
   metricsHandler,
   requestIdMiddleware,
+  requireAllAgencies,
   signIdentity,
   unauthenticated,
 } from '@nrad/service-kit';
@@ -174,7 +174,7 @@ export function createGateway({ config, redis, logger, audit }: GatewayDeps) {
   board.all(`${QUEUES_BOARD_PATH}{/*rest}`, async (ctx) => {
     const user = sessionUser(ctx as unknown as Koa.Context);
     if (!user) throw unauthenticated('Not signed in');
-    if (user.organization !== 'ADMIN') throw forbidden(ADMIN_ACCESS_DENIED);
+    requireAllAgencies(user, ADMIN_ACCESS_DENIED);
     await forwardAs(ctx as unknown as Koa.Context, user, 'ops');
   });
   app.use(board.routes());

@@ -1,5 +1,6 @@
 import { type AuditEvent, type AuditItem, AuditPageSchema } from '@nrad/contracts';
 import { waitUntil } from '@nrad/infra/harness';
+import { Scope } from '@nrad/service-kit';
 import { Types } from 'mongoose';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { RECORD_ID_REQUIRED, RECORD_NOT_FOUND } from '../src/use-cases/trail.ts';
@@ -59,7 +60,10 @@ beforeAll(async () => {
   ];
   for (const e of trail) await h.publish(e);
   await h.caughtUp();
-  await waitUntil('owners known', async () => (await h.built.owners.ownerOf(fiaRecord)) === 'FIA');
+  await waitUntil(
+    'owners known',
+    async () => (await h.built.owners.ownerOf(Scope.system('test'), fiaRecord)) === 'FIA',
+  );
 });
 
 const seqOf = (e: AuditEvent) => trail.indexOf(e) + 1;

@@ -1,5 +1,5 @@
 import { testNamespace } from '@nrad/infra/harness';
-import { connectMongo } from '@nrad/service-kit';
+import { connectMongo, Scope } from '@nrad/service-kit';
 import { planOf } from '@nrad/service-kit/query-plans';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AuditStore, auditQueries } from '../src/data/store.ts';
@@ -28,8 +28,8 @@ beforeAll(async () => {
   }
 });
 
-const page = (filter: Parameters<typeof auditQueries.page>[0]) =>
-  planOf(store.entries, auditQueries.page(filter, 20, 0));
+const page = (filter: Parameters<typeof auditQueries.page>[1]) =>
+  planOf(store.entries, auditQueries.page(Scope.system('query plans test'), filter, 20, 0));
 
 describe('audit queries', () => {
   it('an entry by seq', async () => {

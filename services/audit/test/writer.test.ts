@@ -1,4 +1,5 @@
 import { waitUntil } from '@nrad/infra/harness';
+import { Scope } from '@nrad/service-kit';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { OWNERS_COLLECTION } from '../src/data/owners.ts';
 import { ENTRIES_COLLECTION } from '../src/data/store.ts';
@@ -85,10 +86,10 @@ describe('record owners', () => {
     await h.publishRecord(recordEvent('FIA', fia.record.id, 'deleted'));
     await h.publishRecord({ ...bps, id: crypto.randomUUID() });
     await h.caughtUp();
-    expect(await h.built.owners.ownerOf(bps.record.id)).toBe('BPS');
-    expect(await h.built.owners.ownerOf(fia.record.id)).toBe('FIA');
-    expect(await h.built.owners.ownerOf(admin.record.id)).toBe('ADMIN');
-    expect(await h.built.owners.ownerOf('000000000000000000000000')).toBeNull();
+    expect(await h.built.owners.ownerOf(Scope.system('test'), bps.record.id)).toBe('BPS');
+    expect(await h.built.owners.ownerOf(Scope.system('test'), fia.record.id)).toBe('FIA');
+    expect(await h.built.owners.ownerOf(Scope.system('test'), admin.record.id)).toBe('ADMIN');
+    expect(await h.built.owners.ownerOf(Scope.system('test'), '000000000000000000000000')).toBeNull();
     const ids = [bps, fia, admin].map((e) => e.record.id);
     expect(await h.db.collection(OWNERS_COLLECTION).countDocuments({ _id: { $in: ids } as never })).toBe(3);
   });

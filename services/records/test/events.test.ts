@@ -104,8 +104,8 @@ describe('records.* events on the RECORDS stream', () => {
     const insert = repository.insert.bind(repository);
     const update = repository.updateAtVersion.bind(repository);
     const lost = () => Object.assign(new Error('connection closed'), { name: 'MongoNetworkError' });
-    repository.insert = async (doc) => {
-      await insert(doc);
+    repository.insert = async (scope, doc) => {
+      await insert(scope, doc);
       throw lost();
     };
     const api = await h.as(userOf('BPS'));

@@ -1,12 +1,18 @@
 import { RecordInputSchema, RecordSearchSchema, type UserIdentity } from '@nrad/contracts';
 import { testNamespace } from '@nrad/infra/harness';
-import { connectMongo } from '@nrad/service-kit';
+import { connectMongo, type Scope, scopeOf } from '@nrad/service-kit';
 import { countPlanOf, type PlannedQuery, planOf, type QueryPlan } from '@nrad/service-kit/query-plans';
 import { Types } from 'mongoose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { nameTermQueries } from '../src/data/name-terms.ts';
-import { newRecordDoc, type RecordDoc, RecordRepository, recordQueries } from '../src/data/records.ts';
-import { nearTerms, scopeOf, searchFilter } from '../src/use-cases/records.ts';
+import {
+  newRecordDoc,
+  type RecordCriteria,
+  type RecordDoc,
+  RecordRepository,
+  recordQueries,
+} from '../src/data/records.ts';
+import { nearTerms, searchCriteria } from '../src/use-cases/records.ts';
 import { recordBody, userOf } from './harness.ts';
 
 /**
@@ -46,8 +52,11 @@ beforeAll(async () => {
   await repo.insertMany(docs);
 });
 
-const search = (user: UserIdentity, body: Record<string, unknown>) =>
-  searchFilter(user, RecordSearchSchema.parse(body));
+/** A search's scope and criteria, as the use case hands them to the repository. */
+const search = (user: UserIdentity, body: Record<string, unknown>): [Scope, RecordCriteria] => [
+  scopeOf(user),
+  searchCriteria(RecordSearchSchema.parse(body)),
+];
 
 function expectIndexed(plan: QueryPlan, what: string) {
   expect(plan.indexed, `${what} is read through an index:\n${plan.plan}`).toBe(true);
@@ -55,10 +64,10 @@ function expectIndexed(plan: QueryPlan, what: string) {
 }
 
 /** A page (sorted, limited) and its total: both from the index, both in SQL on our build. */
-async function expectPageAndCount(filter: Record<string, unknown>, what: string, exact = true) {
-  const page = await planOf(model, recordQueries.page(filter, 100, undefined, 'createdAt') as PlannedQuery);
+async function expectPageAndCount([scope, criteria]: [Scope, RecordCriteria], what: string, exact = true) {
+  const page = await planOf(model, recordQueries.page(scope, criteria, 100, undefined, 'createdAt') as PlannedQuery);
   expectIndexed(page, `${what} (page)`);
-  const count = await countPlanOf(model, recordQueries.count(filter).filter);
+  const count = await countPlanOf(model, recordQueries.count(scope, criteria).filter);
   expectIndexed(count, `${what} (count)`);
   if (page.store === 'ferretdb' && exact) {
     expect(page.exact, `${what}: exact`).toBe(true);
@@ -69,22 +78,26 @@ async function expectPageAndCount(filter: Record<string, unknown>, what: string,
 
 describe('lists', () => {
   it('the list, its total and a keyset page further on', async () => {
-    const filter = { deleted: false, ...scopeOf(bps) };
-    await expectPageAndCount(filter, 'list');
+    await expectPageAndCount([scopeOf(bps), { deleted: false }], 'list');
     const after = { time: new Date(), id: new Types.ObjectId().toHexString() };
-    const next = await planOf(model, recordQueries.page(filter, 100, after, 'createdAt') as PlannedQuery);
+    const next = await planOf(
+      model,
+      recordQueries.page(scopeOf(bps), { deleted: false }, 100, after, 'createdAt') as PlannedQuery,
+    );
     expectIndexed(next, 'keyset page');
     if (next.store === 'ferretdb') expect(next.exact && next.sortPushed && next.limitPushed).toBe(true);
   });
 
   it('the admin list of every agency', async () => {
-    await expectPageAndCount({ deleted: false, ...scopeOf(admin) }, 'admin list');
+    await expectPageAndCount([scopeOf(admin), { deleted: false }], 'admin list');
   });
 
   it('the deleted list, by deletion time', async () => {
     for (const user of [bps, admin]) {
-      const filter = { deleted: true, ...scopeOf(user) };
-      const page = await planOf(model, recordQueries.page(filter, 100, undefined, 'deletedAt') as PlannedQuery);
+      const page = await planOf(
+        model,
+        recordQueries.page(scopeOf(user), { deleted: true }, 100, undefined, 'deletedAt') as PlannedQuery,
+      );
       expectIndexed(page, `${user.organization} deleted list`);
       if (page.store === 'ferretdb') expect(page.exact && page.sortPushed && page.limitPushed, page.plan).toBe(true);
     }
@@ -128,7 +141,7 @@ describe('searches', () => {
     const near = await nearTerms({ records: repo }, body);
     expect(near.get('dubios')).toEqual(['dubios', 'dubois']);
     for (const user of [bps, admin]) {
-      const q = recordQueries.nameCandidates(searchFilter(user, body, near), 'createdAt');
+      const q = recordQueries.nameCandidates(scopeOf(user), searchCriteria(body, near), 'createdAt');
       const plan = await planOf(model, q as PlannedQuery);
       expectIndexed(plan, `${user.organization} name candidates`);
     }
@@ -182,7 +195,7 @@ describe('searches on fields of many values, once the store has statistics', () 
         ['caseCents_1', { caseAmount: '1010.00' }],
       ];
       for (const [index, body] of searches) {
-        const q = recordQueries.page(search(bps, body), 100, undefined, 'createdAt') as PlannedQuery;
+        const q = recordQueries.page(...search(bps, body), 100, undefined, 'createdAt') as PlannedQuery;
         // The statistics are gathered in the background: wait for a plan that uses them (on a
         // busy 2-core machine, with the rest of the suite running, that took over 10 s once).
         let plan = await planOf(stats.model, q);

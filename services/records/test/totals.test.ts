@@ -1,5 +1,5 @@
 import { IDENTITY_HEADER, RecordInputSchema, TOTAL_COUNT_HEADER } from '@nrad/contracts';
-import { signIdentity } from '@nrad/service-kit';
+import { Scope, signIdentity } from '@nrad/service-kit';
 import request from 'supertest';
 import { describe, expect, it } from 'vitest';
 import { newRecordDoc } from '../src/data/records.ts';
@@ -27,9 +27,9 @@ describe('list totals', () => {
     const repository = h.built.deps.records;
     const count = repository.count.bind(repository);
     let counted = 0;
-    repository.count = async (filter) => {
+    repository.count = async (scope, criteria) => {
       counted++;
-      return count(filter);
+      return count(scope, criteria);
     };
     const created = (await api.post('/api/records').send(recordBody()).expect(201)).body;
     await api.post('/api/records').send(recordBody()).expect(201);
@@ -58,7 +58,7 @@ describe('list totals', () => {
     expect(counted).toBe(0);
     // What the store holds agrees.
     repository.count = count;
-    expect(await count({ organization: 'BPS', deleted: false })).toBe(active0 + 5);
+    expect(await count(Scope.agency('BPS'), { deleted: false })).toBe(active0 + 5);
   });
 
   it('show another instance’s changes once their time is up', async () => {
@@ -71,7 +71,7 @@ describe('list totals', () => {
     const before = await total();
     // Another instance creates one (here: written to the store directly).
     const doc = newRecordDoc(RecordInputSchema.parse(recordBody()), { organization: 'FIA', createdById: fia.userId });
-    await h.built.deps.records.insert(doc);
+    await h.built.deps.records.insert(Scope.agency('FIA'), doc);
     expect(await total()).toBe(before);
     await new Promise((resolve) => setTimeout(resolve, 450));
     expect(await total()).toBe(before + 1);

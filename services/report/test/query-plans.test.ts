@@ -1,5 +1,5 @@
 import { testNamespace } from '@nrad/infra/harness';
-import { connectMongo } from '@nrad/service-kit';
+import { connectMongo, Scope } from '@nrad/service-kit';
 import { countPlanOf, planOf } from '@nrad/service-kit/query-plans';
 import { Types } from 'mongoose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -28,7 +28,7 @@ beforeAll(async () => {
 
 describe('report queries', () => {
   it('an organization’s reports newest first, and their total', async () => {
-    const q = reportQueries.list('FIA');
+    const q = reportQueries.list(Scope.agency('FIA'));
     const page = await planOf(store.reports, { filter: q.filter, sort: q.sort, limit: 20 });
     expect(page.indexed, page.plan).toBe(true);
     if (page.store === 'ferretdb') expect(page.filterPushed && page.sortPushed, page.plan).toBe(true);

@@ -6,7 +6,7 @@
  * arrives writes its owner and every later one finds it there.
  */
 import type { Organization } from '@nrad/contracts';
-import { insertManyExceptDuplicates } from '@nrad/service-kit';
+import { insertManyExceptDuplicates, type Scope } from '@nrad/service-kit';
 import type { Connection, Model } from 'mongoose';
 import { Schema } from 'mongoose';
 
@@ -54,9 +54,12 @@ export class RecordOwners {
     return docs.length - known.length;
   }
 
-  /** The organization that owns a record, or null when no event of it has been seen. */
-  async ownerOf(recordId: string): Promise<Organization | null> {
+  /**
+   * The organization that owns a record of `scope`, or null when it is another agency's or no
+   * event of it has been seen.
+   */
+  async ownerOf(scope: Scope, recordId: string): Promise<Organization | null> {
     const doc = await this.owners.findById(recordId).lean<OwnerDoc>();
-    return doc?.organization ?? null;
+    return doc && scope.includes(doc.organization) ? doc.organization : null;
   }
 }

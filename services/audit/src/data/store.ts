@@ -15,7 +15,7 @@
  * and sorted, as the store did at first.
  */
 import { type AuditEntry, type AuditEvent, AuditEventSchema } from '@nrad/contracts';
-import { isDuplicateKeyError, isFerretDb } from '@nrad/service-kit';
+import { isDuplicateKeyError, isFerretDb, type Scope } from '@nrad/service-kit';
 import type { PlannedQuery } from '@nrad/service-kit/query-plans';
 import mongoose, { type Connection, type Model, Schema } from 'mongoose';
 import { type ChainAnchor, type ChainReport, ChainVerifier, chainEntry, GENESIS } from '../domain/chain.ts';
@@ -107,8 +107,6 @@ const op = <T extends object>(o: T): T => mongoose.trusted(o) as T;
 export interface AuditFilter {
   recordId?: string;
   userId?: string;
-  /** The acting user's organization (an agency's user filter reaches its own agency's users only). */
-  organization?: string;
   from?: Date;
   to?: Date;
 }
@@ -133,11 +131,11 @@ export type ListedEntry = Pick<
 
 /** The reads of the store, as it makes them (the query-plans test plans the same ones). */
 export const auditQueries = {
-  page(filter: AuditFilter, limit: number, offset: number) {
+  /** An agency's user filter reaches its own agency's users only (the acting user's organization). */
+  page(scope: Scope, filter: AuditFilter, limit: number, offset: number) {
     const query: Record<string, unknown> = {};
     if (filter.recordId !== undefined) query.recordIds = filter.recordId;
-    if (filter.userId !== undefined) query.userId = filter.userId;
-    if (filter.organization !== undefined) query.organization = filter.organization;
+    if (filter.userId !== undefined) Object.assign(query, { userId: filter.userId }, scope.filter());
     if (filter.from || filter.to) {
       query.time = op({ ...(filter.from ? { $gte: filter.from } : {}), ...(filter.to ? { $lt: filter.to } : {}) });
     }
@@ -331,9 +329,41 @@ export class AuditStore {
     return { removed: deletedCount, anchor: last };
   }
 
-  /** A page of the entries `filter` selects, newest (highest seq) first, and how many it selects. */
-  async page(filter: AuditFilter, limit: number, offset: number): Promise<{ items: ListedEntry[]; total: number }> {
-    const q = auditQueries.page(filter, limit, offset);
+  /**
+   * A page of the entries `filter` selects within `scope`, newest (highest seq) first, and how many
+   * it selects. A scope of every agency reads everything. An agency's scope reads the timeline of
+   * one record (`recordId`, which the caller has found to be the agency's: `RecordOwners.ownerOf`)
+   * and sees of each entry only that record among its record ids and, of another organization's
+   * action, that organization only: no user id, no request id (issue 34); its user filter reaches
+   * its own agency's users only.
+   */
+  async page(
+    scope: Scope,
+    filter: AuditFilter,
+    limit: number,
+    offset: number,
+  ): Promise<{ items: ListedEntry[]; total: number }> {
+    if (scope.isAll) return this.pageOf(scope, filter, limit, offset);
+    const { recordId } = filter;
+    if (recordId === undefined) throw new Error(`an audit read in ${scope} names no record`);
+    const { items, total } = await this.pageOf(scope, filter, limit, offset);
+    return {
+      items: items.map((item) => ({
+        ...item,
+        recordIds: [recordId],
+        ...(scope.includes(item.organization) ? {} : { userId: null, requestId: null }),
+      })),
+      total,
+    };
+  }
+
+  private async pageOf(
+    scope: Scope,
+    filter: AuditFilter,
+    limit: number,
+    offset: number,
+  ): Promise<{ items: ListedEntry[]; total: number }> {
+    const q = auditQueries.page(scope, filter, limit, offset);
     this.readsBySeq ??= isFerretDb(this.entries.db).catch(() => false);
     let total: number | undefined;
     if (await this.readsBySeq) {

@@ -1,5 +1,5 @@
 import { type AuditPage, AuditQuerySchema, type UserIdentity } from '@nrad/contracts';
-import { notFound, parse, validationError } from '@nrad/service-kit';
+import { notFound, parse, scopeOf, validationError } from '@nrad/service-kit';
 import type { RecordOwners } from '../data/owners.ts';
 import type { AuditFilter, AuditStore } from '../data/store.ts';
 
@@ -39,19 +39,10 @@ export async function readTrail(deps: TrailDeps, user: UserIdentity, query: unkn
     ...(from ? { from } : {}),
     ...(to ? { to } : {}),
   };
-  if (user.organization === 'ADMIN') return deps.store.page(filter, q.limit, q.offset);
+  const scope = scopeOf(user);
+  if (scope.isAll) return deps.store.page(scope, filter, q.limit, q.offset);
 
   if (q.recordId === undefined) throw validationError(RECORD_ID_REQUIRED);
-  const owner = await deps.owners.ownerOf(q.recordId);
-  if (owner !== user.organization) throw notFound(RECORD_NOT_FOUND);
-  const scoped = q.userId !== undefined ? { ...filter, organization: user.organization } : filter;
-  const { items, total } = await deps.store.page(scoped, q.limit, q.offset);
-  return {
-    items: items.map((item) => ({
-      ...item,
-      recordIds: [q.recordId as string],
-      ...(item.organization === user.organization ? {} : { userId: null, requestId: null }),
-    })),
-    total,
-  };
+  if ((await deps.owners.ownerOf(scope, q.recordId)) === null) throw notFound(RECORD_NOT_FOUND);
+  return deps.store.page(scope, filter, q.limit, q.offset);
 }

@@ -1,4 +1,5 @@
 import type { BatchUploadResult, IngestJobState, RecordImportPlan, UserIdentity } from '@nrad/contracts';
+import type { Scope } from '@nrad/service-kit';
 import { type Connection, type Model, Schema } from 'mongoose';
 
 /** A stored file is kept in chunks of this many bytes (well under any document size limit). */
@@ -75,8 +76,12 @@ export class UploadStore {
     await Promise.all([this.uploads.init(), this.chunks.init()]);
   }
 
-  /** Stores the file, then its upload (so an upload never names a file that is not all there). */
-  async create(upload: Omit<UploadDoc, 'createdAt' | 'updatedAt'>, file: Uint8Array): Promise<void> {
+  /**
+   * Stores the file, then its upload (so an upload never names a file that is not all there). An
+   * upload is its uploader's organization's own (ADMIN's too): `Scope.owns` (docs/adr/0020).
+   */
+  async create(scope: Scope, upload: Omit<UploadDoc, 'createdAt' | 'updatedAt'>, file: Uint8Array): Promise<void> {
+    if (!scope.owns(upload.organization)) throw new Error(`an upload of ${upload.organization} is outside ${scope}`);
     const docs: ChunkDoc[] = [];
     for (let at = 0, n = 0; at < file.length; at += CHUNK_BYTES, n++) {
       docs.push({ uploadId: upload._id, n, data: Buffer.from(file.subarray(at, at + CHUNK_BYTES)) });
@@ -86,23 +91,35 @@ export class UploadStore {
     await this.uploads.create({ ...upload, createdAt: now, updatedAt: now });
   }
 
-  get(id: string): Promise<UploadDoc | null> {
-    return this.uploads.findById(id).lean<UploadDoc>();
+  /**
+   * An upload of the scope's own by id; `OUTSIDE_SCOPE` for another organization's (the caller
+   * records the attempt), null for none.
+   */
+  async get(scope: Scope, id: string): Promise<UploadDoc | typeof OUTSIDE_SCOPE | null> {
+    const doc = await this.uploads.findById(id).lean<UploadDoc>();
+    if (doc && !scope.owns(doc.organization)) return OUTSIDE_SCOPE;
+    return doc;
   }
 
-  /** The stored file, whole. */
-  async file(id: string): Promise<Buffer> {
+  /** The stored file of an upload of the scope's own (not another organization's), whole. */
+  async file(scope: Scope, id: string): Promise<Buffer> {
+    if ((await this.get(scope, id)) === OUTSIDE_SCOPE) throw new Error(`upload ${id} is outside ${scope}`);
     const chunks = await this.chunks.find({ uploadId: id }).sort({ n: 1 }).lean<ChunkDoc[]>();
     return Buffer.concat(chunks.map((c) => bytesOf(c.data)));
   }
 
+  /** Moves an upload of the scope's own on (another organization's is left as it is). */
   async progress(
+    scope: Scope,
     id: string,
     change: Partial<Pick<UploadDoc, 'state' | 'processedRows' | 'totalRows' | 'plan' | 'result'>>,
   ) {
-    await this.uploads.updateOne({ _id: id }, { $set: { ...change, updatedAt: new Date() } });
+    await this.uploads.updateOne({ _id: id, ...scope.ownFilter() }, { $set: { ...change, updatedAt: new Date() } });
   }
 }
+
+/** What `UploadStore.get` answers for another organization's upload (not its content). */
+export const OUTSIDE_SCOPE = 'outside scope';
 
 /** A stored binary as bytes (a lean read gives the driver's `Binary`, not a Buffer). */
 function bytesOf(data: unknown): Buffer {

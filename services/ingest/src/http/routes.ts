@@ -39,7 +39,7 @@ export function apiRoutes(deps: uploads.IngestDeps) {
       throw asAppError(err);
     }
     const wait = ctx.query.async === '1' ? 0 : deps.config.INGEST_WAIT_SECONDS * 1000;
-    const result = wait > 0 ? await uploads.resultWithin(deps, uploadId, wait) : undefined;
+    const result = wait > 0 ? await uploads.resultWithin(deps, user, uploadId, wait) : undefined;
     if (result) {
       ctx.body = result satisfies BatchUploadResult;
       return;

@@ -14,10 +14,10 @@ import {
   type UserIdentity,
   uploadStoppedMessage,
 } from '@nrad/contracts';
-import { type AuditActor, type AuditTrail, auditEvents, type Logger, notFound } from '@nrad/service-kit';
+import { type AuditActor, type AuditTrail, auditEvents, type Logger, notFound, scopeOf } from '@nrad/service-kit';
 import type { IngestConfig } from '../config.ts';
 import type { RecordsApi } from '../data/records-client.ts';
-import type { UploadStore } from '../data/uploads.ts';
+import { OUTSIDE_SCOPE, type UploadStore } from '../data/uploads.ts';
 import { checkUpload, readRows, type SheetRow, WorkbookRefused } from '../domain/index.ts';
 import type { IngestJobData } from '../jobs/queue.ts';
 
@@ -62,7 +62,9 @@ export async function acceptUpload(
     maxUncompressedBytes: deps.config.INGEST_MAX_UNCOMPRESSED_MB * MB,
   });
   const uploadId = randomUUID();
+  const scope = scopeOf(user);
   await deps.store.create(
+    scope,
     {
       _id: uploadId,
       organization: user.organization,
@@ -84,7 +86,7 @@ export async function acceptUpload(
       size: bytes.length,
     });
   } catch (err) {
-    await deps.store.progress(uploadId, { state: 'failed' }).catch(() => undefined);
+    await deps.store.progress(scope, uploadId, { state: 'failed' }).catch(() => undefined);
     throw err;
   }
   await deps.enqueue({
@@ -108,11 +110,9 @@ export async function jobOf(
   jobId: string,
   actor: AuditActor,
 ): Promise<IngestJob> {
-  const upload = await deps.store.get(jobId);
-  if (upload && upload.organization !== user.organization) {
-    await deps.audit.record(actor, 'access.refused', [], { status: 404, jobId });
-  }
-  if (!upload || upload.organization !== user.organization) throw notFound(JOB_NOT_FOUND);
+  const upload = await deps.store.get(scopeOf(user), jobId);
+  if (upload === OUTSIDE_SCOPE) await deps.audit.record(actor, 'access.refused', [], { status: 404, jobId });
+  if (!upload || upload === OUTSIDE_SCOPE) throw notFound(JOB_NOT_FOUND);
   return {
     jobId,
     state: upload.state,
@@ -125,13 +125,15 @@ export async function jobOf(
 /** Waits for an upload's result up to `ms`; undefined if it is not done by then. */
 export async function resultWithin(
   deps: IngestDeps,
+  user: UserIdentity,
   uploadId: string,
   ms: number,
 ): Promise<BatchUploadResult | undefined> {
+  const scope = scopeOf(user);
   const deadline = Date.now() + ms;
   for (let delay = 25; ; delay = Math.min(delay * 2, 250)) {
-    const upload = await deps.store.get(uploadId);
-    if (upload?.result) return upload.result;
+    const upload = await deps.store.get(scope, uploadId);
+    if (upload !== OUTSIDE_SCOPE && upload?.result) return upload.result;
     if (Date.now() + delay > deadline) return undefined;
     await new Promise((r) => setTimeout(r, delay));
   }
@@ -265,15 +267,16 @@ const isDuplicate = (errors: ReadonlyArray<{ field: string; message: string }>) 
  * `kill -9`) finds the records it made and creates the rest; a finished upload is not run again.
  */
 export async function processUpload(deps: IngestDeps, data: IngestJobData): Promise<BatchUploadResult> {
-  const upload = await deps.store.get(data.uploadId);
-  if (!upload) throw new Error(`upload ${data.uploadId} is not stored`);
+  const scope = scopeOf(data.uploader);
+  const upload = await deps.store.get(scope, data.uploadId);
+  if (!upload || upload === OUTSIDE_SCOPE) throw new Error(`upload ${data.uploadId} is not stored`);
   if (upload.result) return upload.result;
-  await deps.store.progress(upload._id, { state: 'processing' });
+  await deps.store.progress(scope, upload._id, { state: 'processing' });
 
   let table: ReturnType<typeof readRows>;
   try {
     // The file's bytes are held by no variable: once read, they go with the workbook.
-    table = readRows(await deps.store.file(data.fileKey), upload.kind, {
+    table = readRows(await deps.store.file(scope, data.fileKey), upload.kind, {
       maxRows: deps.config.INGEST_MAX_ROWS,
       maxCellChars: deps.config.INGEST_MAX_CELL_CHARS,
     });
@@ -289,7 +292,7 @@ export async function processUpload(deps: IngestDeps, data: IngestJobData): Prom
       duplicates: 0,
       fileRefused: true,
     });
-    await deps.store.progress(upload._id, { state: 'completed', result });
+    await deps.store.progress(scope, upload._id, { state: 'completed', result });
     return result;
   }
 
@@ -302,7 +305,7 @@ export async function processUpload(deps: IngestDeps, data: IngestJobData): Prom
   const plan = await planOf(deps, upload, table.rows, data.requestId);
   // Rows from here on are not sent (the uploader's budget is spent: docs/adr/0015).
   const stopAt = plan.stopAt ?? Number.POSITIVE_INFINITY;
-  await deps.store.progress(upload._id, { totalRows: total, processedRows: 0, plan });
+  await deps.store.progress(scope, upload._id, { totalRows: total, processedRows: 0, plan });
   const errors: BatchRowError[] = [];
   const createdIds: string[] = [];
   let successful = 0;
@@ -354,7 +357,7 @@ export async function processUpload(deps: IngestDeps, data: IngestJobData): Prom
     if (tallied === before) return saved; // an answer ahead of an earlier batch's: nothing new
     // One progress write after another, so the count stored never goes back.
     const now = processed;
-    saved = saved.then(() => deps.store.progress(uploadId, { processedRows: now }));
+    saved = saved.then(() => deps.store.progress(scope, uploadId, { processedRows: now }));
     return saved;
   }
 
@@ -391,7 +394,7 @@ export async function processUpload(deps: IngestDeps, data: IngestJobData): Prom
     duplicates,
     ...(plan.stopAt !== undefined ? { notImported, stoppedAtRow: plan.stopAt } : {}),
   });
-  await deps.store.progress(upload._id, { state: 'completed', result });
+  await deps.store.progress(scope, upload._id, { state: 'completed', result });
   deps.logger.info({ uploadId: upload._id, total, successful, errors: errors.length }, 'upload processed');
   return result;
 }

@@ -1,5 +1,5 @@
 import type { CaseRecord, Link, LinkEvent, Organization } from '@nrad/contracts';
-import { isDuplicateKeyError, replaceManyById } from '@nrad/service-kit';
+import { isDuplicateKeyError, replaceManyById, type Scope } from '@nrad/service-kit';
 import { type Connection, type Model, type mongo, Schema, Types } from 'mongoose';
 import type { IndexEntry } from '../domain/match-index.ts';
 
@@ -279,16 +279,18 @@ export class LinkingStore {
     return this.links.collection as unknown as mongo.Collection<LinkDoc>;
   }
 
-  /** Every index entry's snapshot, for loading the index at start. */
-  async *allRecords(): AsyncGenerator<CaseRecord> {
-    for await (const doc of this.rawIndex.find({}, { projection: { record: 1 } }).batchSize(2000)) {
+  /** Every index entry's snapshot of `scope`, for loading the index at start. */
+  async *allRecords(scope: Scope): AsyncGenerator<CaseRecord> {
+    const filter = scope.filter('record.organization');
+    for await (const doc of this.rawIndex.find(filter, { projection: { record: 1 } }).batchSize(2000)) {
       yield doc.record;
     }
   }
 
-  /** Every link, for loading at start. */
-  async *allLinks(): AsyncGenerator<LinkDoc> {
-    for await (const doc of this.rawLinks.find({}).batchSize(2000)) yield doc;
+  /** Every link of `scope` (one of its two records the scope's), for loading at start. */
+  async *allLinks(scope: Scope): AsyncGenerator<LinkDoc> {
+    const filter = scope.isAll ? {} : { $or: [scope.filter('sourceOrganization'), scope.filter('linkedOrganization')] };
+    for await (const doc of this.rawLinks.find(filter).batchSize(2000)) yield doc;
   }
 
   /**

@@ -1,4 +1,5 @@
 import type { Link } from '@nrad/contracts';
+import type { Scope } from '@nrad/service-kit';
 
 export const pairKeyOf = (a: string, b: string) => (a < b ? `${a}:${b}` : `${b}:${a}`);
 
@@ -27,9 +28,12 @@ export class LinkRegistry {
     }
   }
 
-  /** Every link that is not rejected. */
-  *active(): Generator<Link> {
-    for (const link of this.byId.values()) if (!link.rejection) yield link;
+  /** Every link of `scope` (one of its two records the scope's) that is not rejected. */
+  *active(scope: Scope): Generator<Link> {
+    for (const link of this.byId.values()) {
+      if (link.rejection) continue;
+      if (scope.includes(link.sourceOrganization) || scope.includes(link.linkedOrganization)) yield link;
+    }
   }
 
   /** The pair's link, rejected or not. */

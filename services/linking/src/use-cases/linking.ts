@@ -42,11 +42,14 @@ import {
   auditEvents,
   auditOutboxEntry,
   conflict,
-  forbidden,
+  isAgency,
   type KeyedLock,
   type Logger,
   notFound,
   parse,
+  requireAllAgencies,
+  Scope,
+  scopeOf,
   validationError,
 } from '@nrad/service-kit';
 import { Types } from 'mongoose';
@@ -301,9 +304,6 @@ async function storeLink(
   return link;
 }
 
-const inScope = (user: UserIdentity, entry: IndexEntry) =>
-  user.organization === 'ADMIN' || entry.organization === user.organization;
-
 function parseRecordId(id: string, field = 'id'): string {
   if (!ObjectIdSchema.safeParse(id).success) throw validationError(`${field}: must be a valid record id`);
   return id.toLowerCase();
@@ -336,7 +336,7 @@ async function lookUp(deps: LinkingDeps, id: string): Promise<IndexEntry | undef
 async function ownRecord(deps: LinkingDeps, user: UserIdentity, actor: AuditActor, id: string): Promise<IndexEntry> {
   const started = Date.now();
   const entry = await lookUp(deps, id);
-  if (entry && inScope(user, entry)) {
+  if (entry && scopeOf(user).includes(entry.organization)) {
     if (entry.deleted) throw notFound(RECORD_NOT_FOUND);
     return entry;
   }
@@ -454,7 +454,7 @@ export async function createLink(
     ? 'unknown'
     : linked.deleted
       ? 'deleted'
-      : linked.organization === source.organization || linked.organization === 'ADMIN'
+      : linked.organization === source.organization || !isAgency(linked.organization)
         ? 'same organization'
         : pair?.rejection
           ? 'rejected'
@@ -502,7 +502,12 @@ async function changeLink(
   const refuse = async (): Promise<never> => {
     const detail = { reason: 'no such link', op: change.type, recordId, linkedRecordId: linkedId };
     const entry = deps.index.get(recordId);
-    await deps.audit.record(auditActor, 'link.refused', entry && inScope(user, entry) ? [recordId] : [], detail);
+    await deps.audit.record(
+      auditActor,
+      'link.refused',
+      entry && scopeOf(user).includes(entry.organization) ? [recordId] : [],
+      detail,
+    );
     throw notFound(LINK_NOT_FOUND);
   };
   const link = deps.links.pair(recordId, linkedId);
@@ -569,7 +574,7 @@ export async function rejectLink(
   const input = parse(RejectLinkSchema, body ?? {});
   const pair = [parseRecordId(id), parseRecordId(linkedId, 'linkedId')] as const;
   const entry = deps.index.get(pair[0]);
-  const ours = entry !== undefined && inScope(user, entry);
+  const ours = entry !== undefined && scopeOf(user).includes(entry.organization);
   const reason = input.reason ?? '';
   const rejection: StoredRejection = { at: new Date(), byId: user.userId, byOrganization: user.organization, reason };
   const link = await changeLink(deps, user, auditActor, pair, {
@@ -589,7 +594,7 @@ export async function restoreLink(
   id: string,
   linkedId: string,
 ): Promise<RecordLinkView> {
-  if (user.organization !== 'ADMIN') throw forbidden(ADMIN_ACCESS_DENIED);
+  requireAllAgencies(user, ADMIN_ACCESS_DENIED);
   const pair = [parseRecordId(id), parseRecordId(linkedId, 'linkedId')] as const;
   const other = deps.index.get(pair[1]);
   const restored = await changeLink(deps, user, auditActor, pair, {
@@ -652,7 +657,7 @@ function activeLinks(
  */
 async function readLinks(deps: LinkingDeps, user: UserIdentity, actor: AuditActor, id: string) {
   const entry = await ownRecord(deps, user, actor, parseRecordId(id));
-  const links = activeLinks(deps, entry, user.organization === 'ADMIN');
+  const links = activeLinks(deps, entry, scopeOf(user).isAll);
   await deps.audit.record(actor, 'record.read', [entry.id, ...links.map(({ other }) => other.id)], { via: 'links' });
   return links;
 }
@@ -691,13 +696,12 @@ export async function listLinked(
  * only, no record, so it is not an audited read.
  */
 export function linkSummary(deps: LinkingDeps, user: UserIdentity): LinkSummary {
-  const scope = user.organization === 'ADMIN' ? null : user.organization;
   const pairs = new Map<string, LinkSummary['pairs'][number]>();
   let total = 0;
-  for (const link of deps.links.active()) {
+  for (const link of deps.links.active(scopeOf(user))) {
     const a = link.sourceOrganization;
     const b = link.linkedOrganization;
-    if (a === 'ADMIN' || b === 'ADMIN' || (scope !== null && a !== scope && b !== scope)) continue;
+    if (!isAgency(a) || !isAgency(b)) continue;
     if (deps.index.get(link.sourceRecordId)?.deleted !== false) continue;
     if (deps.index.get(link.linkedRecordId)?.deleted !== false) continue;
     const agencies: [Agency, Agency] = a < b ? [a, b] : [b, a];
@@ -716,8 +720,9 @@ export function linkSummary(deps: LinkingDeps, user: UserIdentity): LinkSummary 
 
 /** Loads the index and the links from the database; queues the events (and audit events) of unpublished links. */
 export async function loadState(deps: LinkingDeps): Promise<void> {
-  for await (const record of deps.store.allRecords()) deps.index.put(entryFor(record));
-  for await (const doc of deps.store.allLinks()) {
+  const everything = Scope.system('linking: the index and the links loaded at start');
+  for await (const record of deps.store.allRecords(everything)) deps.index.put(entryFor(record));
+  for await (const doc of deps.store.allLinks(everything)) {
     deps.links.add(linkFromDoc(doc));
     if (hasPending(doc)) deps.relay.enqueue(pendingLink(doc, linkSubject(deps.linksSubjectPrefix)));
   }

@@ -1,10 +1,10 @@
 import { RecordInputSchema, RecordSearchSchema, type UserIdentity } from '@nrad/contracts';
 import { testNamespace } from '@nrad/infra/harness';
-import { connectMongo, isFerretDb } from '@nrad/service-kit';
+import { connectMongo, isFerretDb, Scope, scopeOf } from '@nrad/service-kit';
 import { Types } from 'mongoose';
 import { afterAll, describe, expect, inject, it } from 'vitest';
 import { deletionVariants } from '../domain/text.ts';
-import { nearTerms, searchFilter } from '../use-cases/records.ts';
+import { nearTerms, searchCriteria } from '../use-cases/records.ts';
 import {
   nameTermsOf,
   newRecordDoc,
@@ -30,6 +30,7 @@ const input = (n: string) =>
   });
 const event = (id: string): OutboxEntry => ({ id, subject: 's', payload: '{}', createdAt: new Date() });
 const owner = { organization: 'BPS' as const, createdById: new Types.ObjectId().toHexString() };
+const bps = Scope.agency('BPS');
 
 describe('single-record writes', () => {
   it('a write from a stale version changes nothing', async () => {
@@ -39,32 +40,50 @@ describe('single-record writes', () => {
     const b = new RecordRepository(db);
     await a.init();
     const doc = newRecordDoc(input('G-1'), owner);
-    await a.insert(doc);
-    expect(await b.updateAtVersion(doc._id, 1, { suspectName: 'From B', version: 2 }, [event('e1')])).toBe(true);
-    expect(await a.updateAtVersion(doc._id, 1, { suspectName: 'From A', version: 2 }, [event('e2')])).toBe(false);
+    await a.insert(bps, doc);
+    expect(await b.updateAtVersion(bps, doc._id, 1, { suspectName: 'From B', version: 2 }, [event('e1')])).toBe(true);
+    expect(await a.updateAtVersion(bps, doc._id, 1, { suspectName: 'From A', version: 2 }, [event('e2')])).toBe(false);
     expect(await a.setOutbox(doc._id, 1, [])).toBe(false);
-    const now = await a.findById(doc._id);
+    const now = await a.findById(bps, doc._id);
     expect(now).toMatchObject({ suspectName: 'From B', version: 2, outboxPending: true });
     expect(now?.outbox.map((e) => e.id)).toEqual(['e1']);
     expect(await a.setOutbox(doc._id, 2, [])).toBe(true);
-    expect(await a.findById(doc._id)).toMatchObject({ outbox: [], outboxPending: false });
+    expect(await a.findById(bps, doc._id)).toMatchObject({ outbox: [], outboxPending: false });
   });
 
   it('removes the fields a change unsets (a restored record has no deletedAt at all)', async () => {
     const repo = new RecordRepository(db);
     const doc = newRecordDoc(input('U-1'), owner);
     expect(doc).not.toHaveProperty('deletedAt');
-    await repo.insert(doc);
+    await repo.insert(bps, doc);
     const deletedAt = new Date();
     const set = { deleted: true, deletedAt, deletedById: new Types.ObjectId(), version: 2 };
-    expect(await repo.updateAtVersion(doc._id, 1, set, [event('e3')])).toBe(true);
-    expect(await repo.findById(doc._id)).toMatchObject({ deleted: true, deletedAt, version: 2 });
+    expect(await repo.updateAtVersion(bps, doc._id, 1, set, [event('e3')])).toBe(true);
+    expect(await repo.findById(bps, doc._id)).toMatchObject({ deleted: true, deletedAt, version: 2 });
     const restore = { deleted: false, version: 3 };
-    expect(await repo.updateAtVersion(doc._id, 2, restore, [event('e4')], ['deletedAt', 'deletedById'])).toBe(true);
-    const restored = await repo.findById(doc._id);
+    expect(await repo.updateAtVersion(bps, doc._id, 2, restore, [event('e4')], ['deletedAt', 'deletedById'])).toBe(
+      true,
+    );
+    const restored = await repo.findById(bps, doc._id);
     expect(restored).toMatchObject({ deleted: false, version: 3 });
     expect(restored).not.toHaveProperty('deletedAt');
     expect(restored).not.toHaveProperty('deletedById');
+  });
+
+  it("reads and writes only the scope's records", async () => {
+    const repo = new RecordRepository(db);
+    const doc = newRecordDoc(input('S-1'), owner);
+    const fia = Scope.agency('FIA');
+    await expect(repo.insert(fia, doc)).rejects.toThrow(/outside FIA/);
+    await repo.insert(bps, doc);
+    expect(await repo.findById(fia, doc._id)).toBeNull();
+    expect(await repo.findByIds(fia, [doc._id])).toEqual([]);
+    expect(await repo.updateAtVersion(fia, doc._id, 1, { suspectName: 'From FIA', version: 2 }, [event('s1')])).toBe(
+      false,
+    );
+    const all = Scope.system('records repository test');
+    expect(await repo.findById(all, doc._id)).toMatchObject({ suspectName: 'Ann Lee', version: 1 });
+    expect((await repo.findByIds(bps, [doc._id])).map((d) => d.incidentNumber)).toEqual(['S-1']);
   });
 
   it('knows the embedded FerretDB from MongoDB', async () => {
@@ -81,11 +100,11 @@ describe('linked organizations', () => {
       const repo = new RecordRepository(db);
       await repo.init();
       const doc = newRecordDoc(input('L-1'), owner, new Date('2024-01-02T03:04:05.000Z'));
-      await repo.insert({ ...doc, outbox: [event('l-1')], outboxPending: true });
+      await repo.insert(bps, { ...doc, outbox: [event('l-1')], outboxPending: true });
       expect(await repo.addLinkedOrganization(doc._id, 'FIA')).toBe('added');
       expect(await repo.addLinkedOrganization(doc._id, 'CUS')).toBe('added');
       expect(await repo.addLinkedOrganization(doc._id, 'FIA')).toBe('unchanged');
-      const now = await repo.findById(doc._id);
+      const now = await repo.findById(bps, doc._id);
       expect(now?.linkedOrganizations).toEqual(['FIA', 'CUS']);
       expect(now).toMatchObject({ version: 1, updatedAt: doc.updatedAt, outboxPending: true });
       expect(now?.outbox.map((e) => e.id)).toEqual(['l-1']);
@@ -98,11 +117,11 @@ describe('linked organizations', () => {
     const repo = new RecordRepository(db);
     const { linkedOrganizations: _, ...old } = newRecordDoc(input('OLD-1'), owner);
     await db.collection('records').insertOne(old);
-    const stored = (await repo.findById(old._id)) as RecordDoc;
+    const stored = (await repo.findById(bps, old._id)) as RecordDoc;
     expect(stored.linkedOrganizations).toBeUndefined();
     expect(presentRecord(stored)).toMatchObject({ linked: false, linkedOrganizations: [] });
     expect(await repo.addLinkedOrganization(old._id, 'BPS')).toBe('added');
-    expect(presentRecord((await repo.findById(old._id)) as RecordDoc)).toMatchObject({
+    expect(presentRecord((await repo.findById(bps, old._id)) as RecordDoc)).toMatchObject({
       linked: true,
       linkedOrganizations: ['BPS'],
     });
@@ -153,7 +172,7 @@ describe('records stored before the name vocabulary', () => {
         organization: 'BPS',
         role: 'Analyst',
       };
-      const found = await repo.nameCandidates(searchFilter(user, body, near), 'createdAt');
+      const found = await repo.nameCandidates(scopeOf(user), searchCriteria(body, near), 'createdAt');
       expect(found.map((c) => c._id.toHexString())).toEqual([(docs[500] as { _id: Types.ObjectId })._id.toHexString()]);
 
       // Once: a later start reads the mark and leaves the records be.

@@ -9,7 +9,7 @@ import {
   type Organization,
   type RecordInput,
 } from '@nrad/contracts';
-import { insertManyExceptDuplicates, isDuplicateKeyError } from '@nrad/service-kit';
+import { insertManyExceptDuplicates, isDuplicateKeyError, type Scope } from '@nrad/service-kit';
 import mongoose, { type Connection, type Model, type mongo, Schema, Types } from 'mongoose';
 import { incidentKeyParts, nameCompounds, tokensOf, words } from '../domain/text.ts';
 import { type Cursor, encodeCursor } from './cursor.ts';
@@ -333,6 +333,24 @@ export class IncidentNumberTakenError extends Error {
 /** A filter on records, built only by this module's query builders (never from raw input). */
 export type RecordFilter = Record<string, unknown>;
 
+/**
+ * What a list or search asks of records besides their scope: active or deleted ones, and further
+ * conditions (all must hold). The repository adds the scope itself (`scopedFilter`).
+ */
+export interface RecordCriteria {
+  deleted: boolean;
+  and?: readonly RecordFilter[];
+}
+
+/**
+ * The filter of `criteria` within `scope`: `{ deleted, organization }` first (the prefix of the
+ * lists' and searches' indexes; no organization for an all-agency scope), then the conditions.
+ */
+export function scopedFilter(scope: Scope, criteria: RecordCriteria): RecordFilter {
+  const base: RecordFilter = { deleted: criteria.deleted, ...scope.filter() };
+  return criteria.and?.length ? { $and: [base, ...criteria.and] } : base;
+}
+
 /** One page of a list, newest first. */
 export interface Page<T> {
   items: T[];
@@ -402,7 +420,8 @@ const newestFirst = (sort: SortField) => ({ [sort]: -1 as const, _id: -1 as cons
 /** The queries of the repository (exported for the plan tests). */
 export const recordQueries = {
   /** One page of the records matching `filter` after `after`, plus one to know whether more follow. */
-  page(filter: RecordFilter, limit: number, after: Cursor | undefined, sort: SortField): RecordQuery {
+  page(scope: Scope, criteria: RecordCriteria, limit: number, after: Cursor | undefined, sort: SortField): RecordQuery {
+    const filter = scopedFilter(scope, criteria);
     const paged = after
       ? {
           $and: [
@@ -419,13 +438,13 @@ export const recordQueries = {
     return { filter: paged, sort: newestFirst(sort), limit: limit + 1, projection: listed };
   },
   /** The total of a list or search (counted by the store). */
-  count(filter: RecordFilter): RecordQuery {
-    return { filter };
+  count(scope: Scope, criteria: RecordCriteria): RecordQuery {
+    return { filter: scopedFilter(scope, criteria) };
   },
   /** The candidates of a name search: id, sort time and name words of every record matching `filter`. */
-  nameCandidates(filter: RecordFilter, sort: SortField): RecordQuery {
+  nameCandidates(scope: Scope, criteria: RecordCriteria, sort: SortField): RecordQuery {
     return {
-      filter,
+      filter: scopedFilter(scope, criteria),
       sort: newestFirst(sort),
       projection: { _id: 1, [sort]: 1, suspectNameWords: 1, suspectNameCompounds: 1 },
     };
@@ -550,8 +569,9 @@ export class RecordRepository {
     return query.lean<T[]>();
   }
 
-  /** Inserts a new record with its pending events in one write. */
-  async insert(doc: RecordDoc): Promise<void> {
+  /** Inserts a new record of `scope` with its pending events in one write. */
+  async insert(scope: Scope, doc: RecordDoc): Promise<void> {
+    if (!scope.includes(doc.organization)) throw new Error(`a record of ${doc.organization} is outside ${scope}`);
     await this.nameTerms.ensure(doc.suspectNameTerms);
     try {
       await this.raw.insertOne(doc);
@@ -600,9 +620,14 @@ export class RecordRepository {
     return new Map(docs.map((d) => [d.incidentKey, d.organization]));
   }
 
-  /** One record by id (an index lookup on every store). */
-  async findById(id: Types.ObjectId): Promise<RecordDoc | null> {
-    return this.model.findById(id).lean<RecordDoc>();
+  /**
+   * One record of `scope` by id, or null (another agency's record is as missing). Read by id alone
+   * and the scope checked here: an index lookup on MongoDB; on FerretDB's SQLite backend the only
+   * filter pushed down to SQL (ADR 0002), every other filter being applied after a full read.
+   */
+  async findById(scope: Scope, id: Types.ObjectId): Promise<RecordDoc | null> {
+    const doc = await this.model.findById(id).lean<RecordDoc>();
+    return doc && scope.includes(doc.organization) ? doc : null;
   }
 
   /**
@@ -623,6 +648,7 @@ export class RecordRepository {
    * fields the change removes.
    */
   async updateAtVersion(
+    scope: Scope,
     id: Types.ObjectId,
     version: number,
     set: Partial<RecordDoc>,
@@ -631,11 +657,14 @@ export class RecordRepository {
   ): Promise<boolean> {
     if (set.suspectNameTerms) await this.nameTerms.ensure(set.suspectNameTerms);
     try {
-      const result = await this.raw.updateOne(this.atVersion(id, version), {
-        $set: { ...set, outboxPending: true },
-        $push: { outbox: { $each: [...events] } },
-        ...(unset.length ? { $unset: Object.fromEntries(unset.map((f) => [f, ''])) } : {}),
-      });
+      const result = await this.raw.updateOne(
+        { ...this.atVersion(id, version), ...scope.filter() },
+        {
+          $set: { ...set, outboxPending: true },
+          $push: { outbox: { $each: [...events] } },
+          ...(unset.length ? { $unset: Object.fromEntries(unset.map((f) => [f, ''])) } : {}),
+        },
+      );
       return result.matchedCount === 1;
     } catch (err) {
       if (isDuplicateKeyError(err)) throw new IncidentNumberTakenError();
@@ -644,18 +673,19 @@ export class RecordRepository {
   }
 
   /**
-   * One page of the records matching `filter`, newest first by `sort`, and their total (`total`:
-   * where it comes from, counted by default).
+   * One page of the records of `scope` matching `criteria`, newest first by `sort`, and their total
+   * (`total`: where it comes from, counted by default).
    */
   async page(
-    filter: RecordFilter,
+    scope: Scope,
+    criteria: RecordCriteria,
     limit: number,
     after: Cursor | undefined,
     sort: SortField,
-    total: () => Promise<number> = () => this.count(filter),
+    total: () => Promise<number> = () => this.count(scope, criteria),
   ): Promise<Page<ListedDoc>> {
     const [docs, count] = await Promise.all([
-      this.find<ListedDoc>(recordQueries.page(filter, limit, after, sort)),
+      this.find<ListedDoc>(recordQueries.page(scope, criteria, limit, after, sort)),
       total(),
     ]);
     const items = docs.slice(0, limit);
@@ -665,19 +695,23 @@ export class RecordRepository {
     return { items, total: count, nextCursor };
   }
 
-  /** How many records match `filter`. */
-  async count(filter: RecordFilter): Promise<number> {
-    return this.model.countDocuments(recordQueries.count(filter).filter);
+  /** How many records of `scope` match `criteria`. */
+  async count(scope: Scope, criteria: RecordCriteria): Promise<number> {
+    return this.model.countDocuments(recordQueries.count(scope, criteria).filter);
   }
 
-  /** Id, sort time, name words and compounds of every record matching `filter` (for in-code name matching). */
+  /**
+   * Id, sort time, name words and compounds of every record of `scope` matching `criteria` (for
+   * in-code name matching).
+   */
   async nameCandidates(
-    filter: RecordFilter,
+    scope: Scope,
+    criteria: RecordCriteria,
     sort: SortField,
   ): Promise<Array<{ _id: Types.ObjectId; time: Date; suspectNameWords: string[]; suspectNameCompounds: string[] }>> {
     const docs = await this.find<
       Pick<RecordDoc, '_id' | 'suspectNameWords' | 'suspectNameCompounds' | 'createdAt' | 'deletedAt'>
-    >(recordQueries.nameCandidates(filter, sort));
+    >(recordQueries.nameCandidates(scope, criteria, sort));
     return docs.map((d) => ({
       _id: d._id,
       time: d[sort] as Date,
@@ -687,9 +721,10 @@ export class RecordRepository {
     }));
   }
 
-  async findByIds(ids: Types.ObjectId[]): Promise<ListedDoc[]> {
+  /** The records of `scope` among these ids (read by id, the scope checked here as in findById). */
+  async findByIds(scope: Scope, ids: Types.ObjectId[]): Promise<ListedDoc[]> {
     if (ids.length === 0) return [];
-    return this.find<ListedDoc>(recordQueries.byIds(ids));
+    return (await this.find<ListedDoc>(recordQueries.byIds(ids))).filter((d) => scope.includes(d.organization));
   }
 
   /**

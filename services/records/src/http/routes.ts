@@ -16,6 +16,7 @@ import {
   parse,
   requireServiceCaller,
   type ServiceState,
+  scopeOf,
   userOf,
   validationError,
 } from '@nrad/service-kit';
@@ -141,9 +142,9 @@ export function apiRoutes(deps: records.RecordDeps & { dropdowns: DropdownReposi
   });
 
   router.get('/admin/records', async (ctx) => {
-    adminOf(ctx.state);
+    const everyAgency = scopeOf(adminOf(ctx.state));
     const page = paging(ctx);
-    const found = await records.listAllRecords(deps, page);
+    const found = await records.listAllRecords(deps, everyAgency, page);
     await auditPage(deps, actorOf(ctx), found, 'all agencies');
     sendPage(ctx, found, page.limit);
   });

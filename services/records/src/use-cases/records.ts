@@ -36,6 +36,8 @@ import {
   type Logger,
   notFound,
   parse,
+  type Scope,
+  scopeOf,
   validationError,
 } from '@nrad/service-kit';
 import { Types } from 'mongoose';
@@ -52,6 +54,7 @@ import {
   op,
   type Page,
   presentRecord,
+  type RecordCriteria,
   type RecordDoc,
   type RecordFilter,
   type RecordRepository,
@@ -91,36 +94,21 @@ export const RECORD_NOT_FOUND = 'Record not found';
 export const STALE_VERSION = 'This record was changed by someone else since you opened it. Reload it and try again.';
 
 /**
- * Which records a user may see: their own organization's; ADMIN oversees every organization
- * (docs/adr/0006). Another agency's record is then indistinguishable from a missing one.
+ * One record of the user's scope (`scopeOf`: their agency's, every agency's for ADMIN; ADR 0006,
+ * 0020), active or deleted as asked, or null. Another agency's record is refused as a missing one
+ * would be (the repository answers null for both), and the attempt is recorded (`access.refused`,
+ * issue 21) before the caller answers 404; so is an agency user's id that nobody holds.
  */
-export function scopeOf(user: UserIdentity): RecordFilter {
-  return user.organization === 'ADMIN' ? {} : { organization: user.organization };
-}
-
-/**
- * One record of the user's scope, active or deleted as asked, or null. Read by id alone and checked
- * here: an index lookup on MongoDB; on FerretDB's SQLite backend the only filter pushed down to
- * SQL (an index search with our build's patch, ADR 0002), every other filter being applied after a
- * full read. Another agency's record is refused as a missing one would be, and the attempt is
- * recorded (`access.refused`, issue 21) before the caller answers 404; so is an agency user's id
- * that nobody holds.
- */
-async function scopedRecord(
-  deps: RecordDeps,
-  user: UserIdentity,
-  actor: AuditActor,
-  id: Types.ObjectId,
-  deleted: boolean,
-) {
-  const doc = await deps.records.findById(id);
-  if (user.organization !== 'ADMIN' && doc?.organization !== user.organization) {
+async function scopedRecord(deps: RecordDeps, scope: Scope, actor: AuditActor, id: Types.ObjectId, deleted: boolean) {
+  const doc = await deps.records.findById(scope, id);
+  if (!doc) {
     // An id nobody holds is recorded alike (issue 34): the trail, and the time the answer takes,
-    // must not tell another agency's record from a missing one.
-    await deps.audit.record(actor, 'access.refused', [id.toHexString()], { status: 404 });
+    // must not tell another agency's record from a missing one. A scope of every agency has no
+    // other agency's record to try.
+    if (!scope.isAll) await deps.audit.record(actor, 'access.refused', [id.toHexString()], { status: 404 });
     return null;
   }
-  return doc && doc.deleted === deleted ? doc : null;
+  return doc.deleted === deleted ? doc : null;
 }
 
 /** A change's audit event, as an outbox entry beside the change (they cannot part). */
@@ -215,7 +203,7 @@ export async function createRecord(
   const record = presentRecord(doc);
   const event = outboxEntry(deps.subjectPrefix, 'created', user, record);
   const audit = auditEntry(deps, 'record.create', actor, record.id);
-  const insert = () => deps.records.insert({ ...doc, outbox: [event, audit], outboxPending: true });
+  const insert = () => deps.records.insert(scopeOf(user), { ...doc, outbox: [event, audit], outboxPending: true });
   // Held while the insert runs: a number another agency holds is a probe (docs/adr/0015).
   const probe = await holdProbe(deps, user, actor, 'create');
   try {
@@ -251,7 +239,7 @@ export async function getRecord(
   purpose: 'read' | 'edit' = 'read',
 ): Promise<CaseRecord> {
   const recordId = parseRecordId(id);
-  const doc = await scopedRecord(deps, user, actor, recordId, false);
+  const doc = await scopedRecord(deps, scopeOf(user), actor, recordId, false);
   if (!doc) throw notFound(RECORD_NOT_FOUND);
   await deps.audit.record(actor, purpose === 'edit' ? 'record.edit-form' : 'record.read', [id]);
   return presentRecord(doc);
@@ -289,9 +277,10 @@ async function changeRecord(
   deleted: boolean,
   change: (current: RecordDoc) => Promise<Partial<RecordDoc>> | Partial<RecordDoc>,
 ): Promise<CaseRecord> {
+  const scope = scopeOf(user);
   const apply = () =>
     deps.lock.run(id.toHexString(), async () => {
-      const current = await scopedRecord(deps, user, actor, id, deleted);
+      const current = await scopedRecord(deps, scope, actor, id, deleted);
       if (!current) throw notFound(RECORD_NOT_FOUND);
       const changed = { ...(await change(current)), version: current.version + 1, updatedAt: new Date() };
       const record = presentRecord({ ...current, ...changed });
@@ -303,6 +292,7 @@ async function changeRecord(
       let applied: boolean;
       try {
         applied = await deps.records.updateAtVersion(
+          scope,
           id,
           current.version,
           set,
@@ -322,7 +312,7 @@ async function changeRecord(
   const moved = type === 'deleted' ? -1 : type === 'restored' ? 1 : 0;
   const result = moved
     ? await deps.totals.change(
-        user.organization === 'ADMIN' ? undefined : user.organization,
+        scope.agencyOr(undefined),
         apply,
         (r) => ({ organization: r.organization, active: moved, deleted: -moved }),
         refusedChange,
@@ -434,27 +424,25 @@ function presentPage(page: Page<ListedDoc>): Page<CaseRecord> {
   return { ...page, items: page.items.map(presentRecord) };
 }
 
-/** Which list a user's list is: its organization's (every organization's for ADMIN). */
-const listScope = (user: UserIdentity, deleted: boolean): ListScope => ({
-  organization: user.organization === 'ADMIN' ? '*' : user.organization,
-  deleted,
-});
+/** Which list a scope's list is: its agency's (every organization's for an all-agency scope). */
+const listScope = (scope: Scope, deleted: boolean): ListScope => ({ organization: scope.agencyOr('*'), deleted });
 
 /** The user's active records, newest first. */
 export async function listRecords(deps: RecordDeps, user: UserIdentity, paging: PageQuery) {
-  const filter = { deleted: false, ...scopeOf(user) };
-  return presentPage(await pageOf(deps, filter, paging, 'createdAt', listScope(user, false)));
+  const scope = scopeOf(user);
+  return presentPage(await pageOf(deps, scope, { deleted: false }, paging, 'createdAt', listScope(scope, false)));
 }
 
 /** The user's soft-deleted records, most recently deleted first. */
 export async function listDeletedRecords(deps: RecordDeps, user: UserIdentity, paging: PageQuery) {
-  const filter = { deleted: true, ...scopeOf(user) };
-  return presentPage(await pageOf(deps, filter, paging, 'deletedAt', listScope(user, true)));
+  const scope = scopeOf(user);
+  return presentPage(await pageOf(deps, scope, { deleted: true }, paging, 'deletedAt', listScope(scope, true)));
 }
 
-/** Every organization's active records with their total amount (ADMIN; the caller checks). */
-export async function listAllRecords(deps: RecordDeps, paging: PageQuery): Promise<Page<AdminRecord>> {
-  const page = await pageOf(deps, { deleted: false }, paging, 'createdAt', { organization: '*', deleted: false });
+/** Every organization's active records with their total amount (ADMIN's scope: the caller checks). */
+export async function listAllRecords(deps: RecordDeps, scope: Scope, paging: PageQuery): Promise<Page<AdminRecord>> {
+  if (!scope.isAll) throw new Error(`the list of every organization's records asked in ${scope}`);
+  const page = await pageOf(deps, scope, { deleted: false }, paging, 'createdAt', listScope(scope, false));
   return {
     ...page,
     items: page.items.map((d) => ({ ...presentRecord(d), amount: centsToMoney(d.totalCents) })),
@@ -462,14 +450,21 @@ export async function listAllRecords(deps: RecordDeps, paging: PageQuery): Promi
 }
 
 /**
- * A page of the records matching `filter` and their total; a list's (`scope`) total is the one its
- * `ListTotals` keeps, a search's is counted.
+ * A page of the records of `scope` matching `criteria` and their total; a list's (`list`) total is
+ * the one its `ListTotals` keeps, a search's is counted.
  */
-function pageOf(deps: RecordDeps, filter: RecordFilter, paging: PageQuery, sort: SortField, scope?: ListScope) {
+function pageOf(
+  deps: RecordDeps,
+  scope: Scope,
+  criteria: RecordCriteria,
+  paging: PageQuery,
+  sort: SortField,
+  list?: ListScope,
+) {
   const after = paging.cursor ? decodeCursor(paging.cursor) : undefined;
-  if (!scope) return deps.records.page(filter, paging.limit, after, sort);
-  return deps.records.page(filter, paging.limit, after, sort, () =>
-    deps.totals.total(scope, () => deps.records.count(filter)),
+  if (!list) return deps.records.page(scope, criteria, paging.limit, after, sort);
+  return deps.records.page(scope, criteria, paging.limit, after, sort, () =>
+    deps.totals.total(list, () => deps.records.count(scope, criteria)),
   );
 }
 
@@ -486,12 +481,12 @@ export async function nearTerms(deps: Pick<RecordDeps, 'records'>, s: RecordSear
 }
 
 /**
- * The filter of a search (SPEC §7), within the user's scope and without deleted records. Every
+ * The criteria of a search (SPEC §7) among active records (the repository adds the scope). Every
  * piece of user text is either compared for equality or escaped into an anchored prefix pattern.
  * A name word finds the records holding one of its `near` terms (only itself when none are given).
  */
-export function searchFilter(user: UserIdentity, s: RecordSearch, near: NearTerms = new Map()): RecordFilter {
-  const and: RecordFilter[] = [{ deleted: false, ...scopeOf(user) }];
+export function searchCriteria(s: RecordSearch, near: NearTerms = new Map()): RecordCriteria {
+  const and: RecordFilter[] = [];
   const textWords = words(s.freeText);
   // Text given without a single word (".*", "(") is a literal search that finds nothing, never "no filter".
   if (s.freeText && textWords.length === 0) and.push(nothing());
@@ -517,7 +512,7 @@ export function searchFilter(user: UserIdentity, s: RecordSearch, near: NearTerm
   if (s.country) and.push({ country: s.country });
   if (s.crimeType) and.push({ crimeType: s.crimeType });
   if (s.cyberAssisted !== undefined) and.push({ cyberAssisted: s.cyberAssisted });
-  return and.length === 1 ? (and[0] as RecordFilter) : { $and: and };
+  return { deleted: false, and };
 }
 
 /**
@@ -563,12 +558,13 @@ async function findRecords(
     const options = [DEFAULT_COUNTRY, ...(await deps.dropdowns.list('country')).map((o) => o.value)];
     search.country = options.find((o) => o.toLowerCase() === wanted) ?? search.country;
   }
-  const filter = searchFilter(user, search, await nearTerms(deps, search));
+  const scope = scopeOf(user);
+  const criteria = searchCriteria(search, await nearTerms(deps, search));
   const nameWords = words(search.suspectName);
-  if (nameWords.length === 0) return presentPage(await pageOf(deps, filter, paging, 'createdAt'));
+  if (nameWords.length === 0) return presentPage(await pageOf(deps, scope, criteria, paging, 'createdAt'));
 
   // Name search: the terms near each word narrow the candidates; the edit distance decides here.
-  const candidates = await deps.records.nameCandidates(filter, 'createdAt');
+  const candidates = await deps.records.nameCandidates(scope, criteria, 'createdAt');
   const matching = candidates.filter((c) => nameMatches(nameWords, c.suspectNameWords, c.suspectNameCompounds));
   let start = 0;
   if (paging.cursor) {
@@ -580,7 +576,10 @@ async function findRecords(
     if (start < 0) start = matching.length;
   }
   const slice = matching.slice(start, start + paging.limit);
-  const docs = await deps.records.findByIds(slice.map((c) => c._id));
+  const docs = await deps.records.findByIds(
+    scope,
+    slice.map((c) => c._id),
+  );
   const byId = new Map(docs.map((d) => [d._id.toHexString(), d]));
   const items = slice.flatMap((c) => byId.get(c._id.toHexString()) ?? []);
   const last = slice.at(-1);

@@ -1,5 +1,5 @@
 import type { Organization, Report, ReportFigures, ReportSummary } from '@nrad/contracts';
-import { isDuplicateKeyError } from '@nrad/service-kit';
+import { isDuplicateKeyError, type Scope } from '@nrad/service-kit';
 import { type Connection, type Model, Schema, Types } from 'mongoose';
 
 /** One stored report: who asked, when, what for, who wrote it, and the figures it was written from. */
@@ -34,9 +34,15 @@ const reportSchema = new Schema<ReportDoc>(
 // An agency's reports newest first: the list's filter and order, one index walk.
 reportSchema.index({ organization: 1, createdAt: -1, _id: -1 });
 
-/** The filtered reads of the report store (exported for the plan test: an index on each). */
+/** What `ReportStore.get` answers for another organization's report (not its content). */
+export const OUTSIDE_SCOPE = 'outside scope';
+
+/**
+ * The filtered reads of the report store (exported for the plan test: an index on each). A report
+ * is its requester's organization's own (ADMIN's too): `Scope.ownFilter` (docs/adr/0020).
+ */
 export const reportQueries = {
-  list: (organization: Organization) => ({ filter: { organization }, sort: { createdAt: -1, _id: -1 } as const }),
+  list: (scope: Scope) => ({ filter: scope.ownFilter(), sort: { createdAt: -1, _id: -1 } as const }),
   byId: (id: Types.ObjectId) => ({ filter: { _id: id } }),
 };
 
@@ -67,30 +73,36 @@ export class ReportStore {
     await this.reports.init();
   }
 
-  /** Stores a report once: a retried job that wrote it before finds it (same id) and keeps the first. */
-  async save(doc: ReportDoc): Promise<ReportDoc> {
+  /**
+   * Stores a report of the scope's own once: a retried job that wrote it before finds it (same id)
+   * and keeps the first.
+   */
+  async save(scope: Scope, doc: ReportDoc): Promise<ReportDoc> {
+    if (!scope.owns(doc.organization)) throw new Error(`a report of ${doc.organization} is outside ${scope}`);
     try {
       await this.reports.collection.insertOne(doc);
       return doc;
     } catch (err) {
       if (!isDuplicateKeyError(err)) throw err;
-      const stored = await this.get(doc._id);
-      if (!stored) throw err;
+      const stored = await this.get(scope, doc._id);
+      if (stored === null || stored === OUTSIDE_SCOPE) throw err;
       return stored;
     }
   }
 
-  get(id: Types.ObjectId): Promise<ReportDoc | null> {
-    return this.reports.findOne(reportQueries.byId(id).filter).lean<ReportDoc>();
+  /**
+   * A report of the scope's own by id; `OUTSIDE_SCOPE` for another organization's (whose content
+   * never leaves here: the caller records the attempt), null for none.
+   */
+  async get(scope: Scope, id: Types.ObjectId): Promise<ReportDoc | typeof OUTSIDE_SCOPE | null> {
+    const doc = await this.reports.findOne(reportQueries.byId(id).filter).lean<ReportDoc>();
+    if (doc && !scope.owns(doc.organization)) return OUTSIDE_SCOPE;
+    return doc;
   }
 
-  /** An organization's reports, newest first, without their text and figures. */
-  async list(
-    organization: Organization,
-    limit: number,
-    offset: number,
-  ): Promise<{ items: ReportDoc[]; total: number }> {
-    const q = reportQueries.list(organization);
+  /** The scope's own reports, newest first, without their text and figures. */
+  async list(scope: Scope, limit: number, offset: number): Promise<{ items: ReportDoc[]; total: number }> {
+    const q = reportQueries.list(scope);
     const [items, total] = await Promise.all([
       this.reports.find(q.filter, { report: 0, figures: 0 }).sort(q.sort).skip(offset).limit(limit).lean<ReportDoc[]>(),
       this.reports.countDocuments(q.filter),

@@ -16,7 +16,7 @@ export function apiRoutes(deps: reports.ReportDeps) {
     const wait = ctx.query.async === '1' ? 0 : deps.config.REPORT_WAIT_SECONDS * 1000;
     let result: Awaited<ReturnType<typeof reports.resultWithin>>;
     try {
-      result = wait > 0 ? await reports.resultWithin(deps, jobId, wait) : undefined;
+      result = wait > 0 ? await reports.resultWithin(deps, user, jobId, wait) : undefined;
     } catch (err) {
       if (err instanceof reports.ReportFailedError) {
         throw new AppError(ERROR_CODES.upstream, `Failed to generate report: ${err.message}`);

@@ -11,13 +11,13 @@ import {
   ReportPageQuerySchema,
   type UserIdentity,
 } from '@nrad/contracts';
-import { AppError, type AuditActor, type AuditTrail, type Logger, notFound, parse } from '@nrad/service-kit';
+import { AppError, type AuditActor, type AuditTrail, type Logger, notFound, parse, scopeOf } from '@nrad/service-kit';
 import { type Job, UnrecoverableError } from 'bullmq';
 import { Types } from 'mongoose';
 import type { ReportConfig } from '../config.ts';
 import { type FiguresApi, FiguresUnavailableError } from '../data/figures-client.ts';
 import { ModelError, type ReportWriter } from '../data/model.ts';
-import { newReportId, type ReportDoc, type ReportStore, reportOf, summaryOf } from '../data/reports.ts';
+import { newReportId, OUTSIDE_SCOPE, type ReportDoc, type ReportStore, reportOf, summaryOf } from '../data/reports.ts';
 import type { ReportJobData, ReportJobResult, ReportProgress, ReportQueue } from '../jobs/queue.ts';
 
 export interface ReportDeps {
@@ -41,8 +41,7 @@ export const JOB_NOT_FOUND = 'Report job not found';
 export const REPORT_FAILED = 'The report could not be written';
 
 /** Whose records a user's report covers: their agency's; ADMIN's covers every agency. */
-export const scopeOf = (user: UserIdentity): ReportFigures['scope'] =>
-  user.organization === 'ADMIN' ? 'ALL' : user.organization;
+export const figuresScopeOf = (user: UserIdentity): ReportFigures['scope'] => scopeOf(user).agencyOr('ALL');
 
 /**
  * Queues a report for `user`; resolves its job id (which is also the report's id). The request is
@@ -67,7 +66,7 @@ export async function requestReport(
   await deps.audit.record(actor, 'report', [], {
     what: 'request',
     jobId: reportId,
-    scope: scopeOf(user),
+    scope: figuresScopeOf(user),
     parameters: parameters === null ? null : parameters.slice(0, 500),
   });
   await deps.queue.add({ reportId, requester: user, parameters });
@@ -89,7 +88,13 @@ export class ReportFailedError extends Error {
  * Waits up to `ms` for a job's report. Resolves undefined if it is not done by then; throws
  * ReportFailedError if the job failed for good.
  */
-export async function resultWithin(deps: ReportDeps, jobId: string, ms: number): Promise<GeneratedReport | undefined> {
+export async function resultWithin(
+  deps: ReportDeps,
+  user: UserIdentity,
+  jobId: string,
+  ms: number,
+): Promise<GeneratedReport | undefined> {
+  const scope = scopeOf(user);
   const job = await deps.queue.get(jobId);
   if (!job) throw new Error(`report job ${jobId} vanished`);
   const deadline = Date.now() + ms;
@@ -106,7 +111,8 @@ export async function resultWithin(deps: ReportDeps, jobId: string, ms: number):
   }
   if (state === 'failed') throw new ReportFailedError((await deps.queue.get(jobId))?.failedReason || REPORT_FAILED);
   if (state !== 'completed') return undefined;
-  const doc = await deps.store.get(new Types.ObjectId(jobId));
+  const doc = await deps.store.get(scope, new Types.ObjectId(jobId));
+  if (doc === OUTSIDE_SCOPE) throw new Error(`report ${jobId} is not ${scope}'s`);
   if (!doc) throw new Error(`report ${jobId} completed but is not stored`);
   return generatedOf(doc);
 }
@@ -124,15 +130,16 @@ export async function jobOf(
   jobId: string,
   actor: AuditActor,
 ): Promise<ReportJob> {
+  const scope = scopeOf(user);
   const job = ObjectIdSchema.safeParse(jobId).success ? await deps.queue.get(jobId) : undefined;
-  if (job && job.data.requester.organization !== user.organization) {
-    await deps.audit.record(actor, 'access.refused', [], { status: 404, jobId });
-  }
-  if (!job || job.data.requester.organization !== user.organization) throw notFound(JOB_NOT_FOUND);
+  const ours = job !== undefined && scope.owns(job.data.requester.organization);
+  if (job && !ours) await deps.audit.record(actor, 'access.refused', [], { status: 404, jobId });
+  if (!job || !ours) throw notFound(JOB_NOT_FOUND);
   const state = STATES[await job.getState()] ?? 'queued';
   const progress = job.progress as Partial<ReportProgress> | undefined;
   const stage = state === 'completed' ? 'done' : state === 'failed' ? 'failed' : (progress?.stage ?? 'queued');
-  const doc = state === 'completed' ? await deps.store.get(new Types.ObjectId(jobId)) : null;
+  const stored = state === 'completed' ? await deps.store.get(scope, new Types.ObjectId(jobId)) : null;
+  const doc = stored === OUTSIDE_SCOPE ? null : stored;
   if (doc) await deps.audit.record(actor, 'report', [], { what: 'job', reportId: jobId });
   return {
     jobId,
@@ -146,7 +153,12 @@ export async function jobOf(
 /** The caller's scope's figures, from the services that own them, asked as the caller. */
 export async function collectFigures(deps: ReportDeps, user: UserIdentity): Promise<ReportFigures> {
   const [stats, links] = await Promise.all([deps.figures.breakdown(user), deps.figures.links(user)]);
-  return ReportFiguresSchema.parse({ scope: scopeOf(user), collectedAt: deps.now().toISOString(), stats, links });
+  return ReportFiguresSchema.parse({
+    scope: figuresScopeOf(user),
+    collectedAt: deps.now().toISOString(),
+    stats,
+    links,
+  });
 }
 
 /**
@@ -161,13 +173,14 @@ export async function writeReport(
 ): Promise<ReportJobResult> {
   const { reportId, requester, parameters } = job.data;
   const _id = new Types.ObjectId(reportId);
-  if (await deps.store.get(_id)) return { reportId };
+  const scope = scopeOf(requester);
+  if (await deps.store.get(scope, _id)) return { reportId };
   try {
     await job.updateProgress({ stage: 'collecting figures' } satisfies ReportProgress);
     const figures = await collectFigures(deps, requester);
     await job.updateProgress({ stage: 'writing' } satisfies ReportProgress);
     const report = await deps.writer.write(figures, parameters);
-    await deps.store.save({
+    await deps.store.save(scope, {
       _id,
       organization: requester.organization,
       createdBy: { id: requester.userId, name: requester.name },
@@ -197,7 +210,7 @@ export async function writeReport(
  */
 export async function listReports(deps: ReportDeps, user: UserIdentity, query: unknown): Promise<ReportList> {
   const { limit, offset } = parse(ReportPageQuerySchema, query);
-  const { items, total } = await deps.store.list(user.organization, limit, offset);
+  const { items, total } = await deps.store.list(scopeOf(user), limit, offset);
   return { items: items.map(summaryOf), total };
 }
 
@@ -213,11 +226,9 @@ export async function getReport(
   actor: AuditActor,
   what: 'read' | 'markdown',
 ): Promise<Report> {
-  const doc = ObjectIdSchema.safeParse(id).success ? await deps.store.get(new Types.ObjectId(id)) : null;
-  if (doc && doc.organization !== user.organization) {
-    await deps.audit.record(actor, 'access.refused', [], { status: 404, reportId: id });
-  }
-  if (!doc || doc.organization !== user.organization) throw notFound(REPORT_NOT_FOUND);
+  const doc = ObjectIdSchema.safeParse(id).success ? await deps.store.get(scopeOf(user), new Types.ObjectId(id)) : null;
+  if (doc === OUTSIDE_SCOPE) await deps.audit.record(actor, 'access.refused', [], { status: 404, reportId: id });
+  if (!doc || doc === OUTSIDE_SCOPE) throw notFound(REPORT_NOT_FOUND);
   await deps.audit.record(actor, 'report', [], { what, reportId: id });
   return reportOf(doc);
 }

@@ -1,4 +1,5 @@
 import { BREAKDOWN_MONTHS, CountryStatsSchema, DashboardStatsSchema, StatsBreakdownSchema } from '@nrad/contracts';
+import { Scope } from '@nrad/service-kit';
 import { describe, expect, it } from 'vitest';
 import {
   adminStatsOf,
@@ -32,7 +33,9 @@ const state = (over: Partial<RecordState> = {}): RecordState => ({
 });
 
 const dashboard = (model: StatsModel, organization: 'BPS' | 'FIA' | null = 'BPS') =>
-  DashboardStatsSchema.parse(dashboardStatsOf(model.figures(organization), NOW));
+  DashboardStatsSchema.parse(
+    dashboardStatsOf(model.figures(organization ? Scope.agency(organization) : Scope.system('test')), NOW),
+  );
 
 describe('the stats model', () => {
   it('counts a record in total, this month, international, its country and its incident year', () => {
@@ -46,7 +49,7 @@ describe('the stats model', () => {
       totalSeizedAmount: '123.45',
       seizedYear: 2026,
     });
-    expect(countryStatsOf(m.figures('BPS'))).toEqual([{ country: 'Canada', count: 1 }]);
+    expect(countryStatsOf(m.figures(Scope.agency('BPS')))).toEqual([{ country: 'Canada', count: 1 }]);
   });
 
   it('moves counts with a newer version: delete, restore, edits of country, nexus, amount and year', () => {
@@ -59,18 +62,18 @@ describe('the stats model', () => {
       internationalCases: 0,
       totalSeizedAmount: '0.00',
     });
-    expect(countryStatsOf(m.figures('BPS'))).toEqual([]);
+    expect(countryStatsOf(m.figures(Scope.agency('BPS')))).toEqual([]);
 
     m.apply('a', state({ version: 3, internationalNexus: true, country: 'Canada', seizedCents: 1000 }));
     expect(dashboard(m)).toMatchObject({ totalRecords: 1, internationalCases: 1, totalSeizedAmount: '10.00' });
 
     m.apply('a', state({ version: 4, internationalNexus: true, country: 'Jamaica', seizedCents: 2500 }));
-    expect(countryStatsOf(m.figures('BPS'))).toEqual([{ country: 'Jamaica', count: 1 }]);
+    expect(countryStatsOf(m.figures(Scope.agency('BPS')))).toEqual([{ country: 'Jamaica', count: 1 }]);
     expect(dashboard(m).totalSeizedAmount).toBe('25.00');
 
     m.apply('a', state({ version: 5, seizedCents: 2500, incidentYear: 2025 }));
     expect(dashboard(m)).toMatchObject({ totalRecords: 1, internationalCases: 0, totalSeizedAmount: '0.00' });
-    expect(countryStatsOf(m.figures('BPS'))).toEqual([]);
+    expect(countryStatsOf(m.figures(Scope.agency('BPS')))).toEqual([]);
   });
 
   it('ignores a version it has seen or an older one', () => {
@@ -90,7 +93,8 @@ describe('the stats model', () => {
     m.apply('d', state({ organization: 'ADMIN' }));
     expect(dashboard(m, 'FIA').totalRecords).toBe(1);
     expect(dashboard(m, null).totalRecords).toBe(3);
-    expect(adminStatsOf(m)).toEqual({ bpsRecords: 1, fiaRecords: 1, cusRecords: 0 });
+    expect(() => adminStatsOf(m, Scope.agency('BPS'))).toThrow();
+    expect(adminStatsOf(m, Scope.system('test'))).toEqual({ bpsRecords: 1, fiaRecords: 1, cusRecords: 0 });
   });
 
   it('sorts countries by count, ties by name', () => {
@@ -100,7 +104,7 @@ describe('the stats model', () => {
     add('2', 'Canada');
     add('3', 'Bahamas');
     add('4', 'Jamaica');
-    const countries = CountryStatsSchema.parse(countryStatsOf(m.figures('BPS')));
+    const countries = CountryStatsSchema.parse(countryStatsOf(m.figures(Scope.agency('BPS'))));
     expect(countries).toEqual([
       { country: 'Jamaica', count: 2 },
       { country: 'Bahamas', count: 1 },
@@ -140,7 +144,7 @@ describe('the stats model', () => {
     m.apply('d', state({ crimeType: null, caseCents: 250, seizedCents: 20_000, confiscatedCents: 5_000 }));
     m.apply('e', state({ organization: 'FIA', crimeType: 'Tax Crimes', cyberAssisted: true }));
     m.apply('f', state({ crimeType: 'Drug Trafficking', deleted: true, cyberAssisted: true }));
-    const b = StatsBreakdownSchema.parse(breakdownOf(m.figures('BPS'), 'BPS', NOW));
+    const b = StatsBreakdownSchema.parse(breakdownOf(m.figures(Scope.agency('BPS')), 'BPS', NOW));
     expect(b.totalRecords).toBe(4);
     expect(b.cyberAssisted).toEqual({ count: 1, share: 0.25 });
     expect(b.months).toHaveLength(BREAKDOWN_MONTHS);
@@ -170,7 +174,7 @@ describe('the stats model', () => {
     expect(b.withoutDetail).toBe(0);
     // An edit moves the record between crime types; ADMIN's scope counts every agency.
     m.apply('c', state({ version: 2, crimeType: 'Tax Crimes', incidentMonth: '2026-11' }));
-    const all = breakdownOf(m.figures(null), 'ALL', NOW);
+    const all = breakdownOf(m.figures(Scope.system('test')), 'ALL', NOW);
     expect(all.crimeTypes.map((t) => [t.crimeType, t.count])).toEqual([
       ['Fraud', 2],
       ['Tax Crimes', 2],
@@ -183,11 +187,11 @@ describe('the stats model', () => {
     const m = new StatsModel();
     m.apply('a', state({ detailed: false, crimeType: null, seizedCents: 100 }));
     m.apply('b', state({ crimeType: 'Fraud', cyberAssisted: true }));
-    const b = breakdownOf(m.figures('BPS'), 'BPS', NOW);
+    const b = breakdownOf(m.figures(Scope.agency('BPS')), 'BPS', NOW);
     expect(b).toMatchObject({ totalRecords: 2, withoutDetail: 1, cyberAssisted: { count: 1, share: 1 } });
     expect(b.crimeTypes).toEqual([{ crimeType: 'Fraud', count: 1, subtypes: [{ subtype: null, count: 1 }] }]);
     expect(b.amounts.confiscatedToSeized).toBe(0);
-    expect(breakdownOf(new StatsModel().figures('CUS'), 'CUS', NOW)).toMatchObject({
+    expect(breakdownOf(new StatsModel().figures(Scope.agency('CUS')), 'CUS', NOW)).toMatchObject({
       cyberAssisted: { count: 0, share: null },
       amounts: { confiscatedToSeized: null },
     });

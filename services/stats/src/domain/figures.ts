@@ -1,5 +1,6 @@
 import {
   type AdminStats,
+  type Agency,
   BREAKDOWN_MONTHS,
   type CaseRecord,
   type CountryStat,
@@ -9,6 +10,7 @@ import {
   type Organization,
   type StatsBreakdown,
 } from '@nrad/contracts';
+import { Scope } from '@nrad/service-kit';
 
 /**
  * What the statistics need of one record, derived from its latest snapshot when its event is
@@ -183,9 +185,10 @@ export class StatsModel {
     return figures;
   }
 
-  /** The figures of one organization, or of all when `organization` is null. */
-  figures(organization: Organization | null): Readonly<Figures> {
-    return organization === null ? this.all : this.figuresOf(organization);
+  /** The figures of a scope: its agency's, or every organization's for an all-agency scope. */
+  figures(scope: Scope): Readonly<Figures> {
+    const agency = scope.agencyOr(null);
+    return agency === null ? this.all : this.figuresOf(agency);
   }
 
   /** Every record's state (for writing a rebuilt model). */
@@ -278,11 +281,9 @@ export function breakdownOf(figures: Readonly<Figures>, scope: StatsBreakdown['s
   };
 }
 
-/** `GET /api/admin/stats`: records that are not deleted, per agency. */
-export function adminStatsOf(model: StatsModel): AdminStats {
-  return {
-    bpsRecords: model.figures('BPS').total,
-    fiaRecords: model.figures('FIA').total,
-    cusRecords: model.figures('CUS').total,
-  };
+/** `GET /api/admin/stats`: records that are not deleted, per agency (a scope of every agency's). */
+export function adminStatsOf(model: StatsModel, scope: Scope): AdminStats {
+  if (!scope.isAll) throw new Error(`every agency's counts asked in ${scope}`);
+  const total = (agency: Agency) => model.figures(Scope.agency(agency)).total;
+  return { bpsRecords: total('BPS'), fiaRecords: total('FIA'), cusRecords: total('CUS') };
 }

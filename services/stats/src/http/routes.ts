@@ -1,5 +1,5 @@
 import Router from '@koa/router';
-import { actorOf, adminOf, type ServiceState, userOf } from '@nrad/service-kit';
+import { actorOf, adminOf, type ServiceState, scopeOf, userOf } from '@nrad/service-kit';
 import * as stats from '../use-cases/stats.ts';
 
 /**
@@ -23,8 +23,7 @@ export function apiRoutes(deps: stats.StatsDeps) {
   });
 
   router.get('/admin/stats', async (ctx) => {
-    adminOf(ctx.state);
-    const counts = stats.adminStats(deps);
+    const counts = stats.adminStats(deps, scopeOf(adminOf(ctx.state)));
     await deps.audit.record(actorOf(ctx), 'admin', [], { what: 'admin-stats' });
     ctx.body = counts;
   });

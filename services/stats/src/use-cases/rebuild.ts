@@ -1,5 +1,5 @@
 import { type RecordEvent, RecordEventSchema } from '@nrad/contracts';
-import type { Bus, Logger } from '@nrad/service-kit';
+import { type Bus, type Logger, Scope } from '@nrad/service-kit';
 import type { StatsStore } from '../data/store.ts';
 import { StatsModel, stateOf } from '../domain/figures.ts';
 import type { StatsDeps } from './stats.ts';
@@ -79,7 +79,7 @@ export async function rebuildUndetailed(
   deps: StatsDeps,
   options: Omit<RebuildOptions, 'store' | 'logger' | 'force'>,
 ): Promise<void> {
-  const outdated = deps.model.figures(null).withoutDetail;
+  const outdated = deps.model.figures(Scope.system('stats rebuild: records counted without detail')).withoutDetail;
   if (outdated === 0) return;
   deps.logger.info({ outdated }, 'read model predates the breakdowns: rebuilding it from the stream');
   try {

@@ -1,7 +1,6 @@
 import {
   type AdminStats,
   AdminStatsSchema,
-  type Agency,
   type CountryStat,
   CountryStatsSchema,
   type DashboardStats,
@@ -11,7 +10,7 @@ import {
   StatsBreakdownSchema,
   type UserIdentity,
 } from '@nrad/contracts';
-import type { AuditTrail, Logger } from '@nrad/service-kit';
+import { type AuditTrail, type Logger, type Scope, scopeOf } from '@nrad/service-kit';
 import type { StatsStore } from '../data/store.ts';
 import {
   adminStatsOf,
@@ -67,12 +66,6 @@ export async function applyRecordEvents(deps: StatsDeps, events: readonly Record
   for (const { id } of states) deps.unsaved.delete(id);
 }
 
-/** Whose records a user's statistics count: their agency's; ADMIN's are every organization's. */
-export function scopeOf(user: UserIdentity): Agency | null {
-  const organization = user.organization;
-  return organization === 'ADMIN' ? null : organization;
-}
-
 /** `GET /api/stats`. */
 export function dashboardStats(deps: StatsDeps, user: UserIdentity): DashboardStats {
   return DashboardStatsSchema.parse(dashboardStatsOf(deps.model.figures(scopeOf(user)), deps.now()));
@@ -86,10 +79,10 @@ export function countryStats(deps: StatsDeps, user: UserIdentity): CountryStat[]
 /** `GET /api/stats/breakdown`: the caller's scope's figures broken down (what reports are written from). */
 export function breakdown(deps: StatsDeps, user: UserIdentity): StatsBreakdown {
   const scope = scopeOf(user);
-  return StatsBreakdownSchema.parse(breakdownOf(deps.model.figures(scope), scope ?? 'ALL', deps.now()));
+  return StatsBreakdownSchema.parse(breakdownOf(deps.model.figures(scope), scope.agencyOr('ALL'), deps.now()));
 }
 
 /** `GET /api/admin/stats` (the caller is ADMIN: the route checks). */
-export function adminStats(deps: StatsDeps): AdminStats {
-  return AdminStatsSchema.parse(adminStatsOf(deps.model));
+export function adminStats(deps: StatsDeps, scope: Scope): AdminStats {
+  return AdminStatsSchema.parse(adminStatsOf(deps.model, scope));
 }
