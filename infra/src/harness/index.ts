@@ -1,65 +1,27 @@
 import { randomBytes } from 'node:crypto';
-import { jetstreamManager } from '@nats-io/jetstream';
-import { connect } from '@nats-io/transport-node';
-import { Redis } from 'ioredis';
-import mongoose from 'mongoose';
 import { afterAll, inject } from 'vitest';
+import { cleanupNamespace } from './cleanup.ts';
 import { namespaceFor, type TestNamespace } from './namespace.ts';
 import './provided.ts';
 
 export { freePort, waitUntil } from '../ports.ts';
+export { cleanupNamespace } from './cleanup.ts';
 export { namespaceFor, type TestNamespace } from './namespace.ts';
 
+/**
+ * A new namespace on this run's infrastructure, which the caller removes (cleanupNamespace) —
+ * testNamespace below, or the stack host for a browser-environment test file (ADR 0021).
+ */
+export function newNamespace(): TestNamespace {
+  return namespaceFor(`t${Date.now().toString(36)}${randomBytes(3).toString('hex')}`, inject('infra'));
+}
+
+/**
+ * This test file's namespace, removed after its tests. Call it at the top of a file or in a
+ * describe block: an after-hook registered while a hook runs (inside a beforeAll) is never run.
+ */
 export function testNamespace(): TestNamespace {
-  const infra = inject('infra');
-  const ns = `t${Date.now().toString(36)}${randomBytes(3).toString('hex')}`;
-  afterAll(() => cleanupNamespace(infra, ns), 60_000);
-  return namespaceFor(ns, infra);
-}
-
-async function cleanupNamespace(infra: { mongoUrl: string; natsUrl: string; redisUrl: string }, ns: string) {
-  await Promise.all([
-    dropDatabases(infra.mongoUrl, ns),
-    deleteRedisKeys(infra.redisUrl, ns),
-    deleteStreams(infra.natsUrl, ns),
-  ]);
-}
-
-async function dropDatabases(url: string, ns: string) {
-  const conn = await mongoose.createConnection(url, { serverSelectionTimeoutMS: 5000 }).asPromise();
-  try {
-    const { databases } = await conn.db!.admin().listDatabases();
-    for (const d of databases) {
-      if (d.name.startsWith(`${ns}_`)) await conn.useDb(d.name).dropDatabase();
-    }
-  } finally {
-    await conn.close();
-  }
-}
-
-async function deleteRedisKeys(url: string, ns: string) {
-  const redis = new Redis(url, { lazyConnect: true, maxRetriesPerRequest: 1 });
-  try {
-    await redis.connect();
-    let cursor = '0';
-    do {
-      const [next, keys] = await redis.scan(cursor, 'MATCH', `${ns}:*`, 'COUNT', 500);
-      cursor = next;
-      if (keys.length) await redis.del(...keys);
-    } while (cursor !== '0');
-  } finally {
-    redis.disconnect();
-  }
-}
-
-async function deleteStreams(url: string, ns: string) {
-  const nc = await connect({ servers: url });
-  try {
-    const jsm = await jetstreamManager(nc);
-    for await (const name of jsm.streams.names()) {
-      if (name.startsWith(`${ns}_`)) await jsm.streams.delete(name);
-    }
-  } finally {
-    await nc.close();
-  }
+  const t = newNamespace();
+  afterAll(() => cleanupNamespace(t, t.ns), 60_000);
+  return t;
 }

@@ -41,10 +41,10 @@ export function reportQueue(options: ReportQueueOptions) {
       removeOnFail: { age: 7 * 24 * 3600, count: 10_000 },
     },
   });
-  const events = new QueueEvents(options.name, {
-    connection: bullConnection(options.redisUrl),
-    prefix: options.prefix,
-  });
+  // QueueEvents reads on a copy of the connection it is given (BullMQ duplicates it for its
+  // blocking reads): the one given is still ours to close.
+  const eventsConnection = bullConnection(options.redisUrl);
+  const events = new QueueEvents(options.name, { connection: eventsConnection, prefix: options.prefix });
   return {
     queue,
     events,
@@ -59,6 +59,7 @@ export function reportQueue(options: ReportQueueOptions) {
     ping: () => pingRedis(connection),
     async close() {
       await events.close();
+      eventsConnection.disconnect();
       await queue.close();
       connection.disconnect();
     },
