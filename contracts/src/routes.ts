@@ -156,7 +156,7 @@ export type RouteBody<R extends RouteSpec> = R['body'] extends z.ZodType ? z.inp
 /** A route's query parameters as a client may send them. */
 export type RouteQuery<R extends RouteSpec> = R['query'] extends z.ZodObject ? Partial<z.input<R['query']>> : never;
 
-const json = (description: string, schema: z.ZodType, headers?: Record<string, string>): ResponseSpec => ({
+const json = <S extends z.ZodType>(description: string, schema: S, headers?: Record<string, string>) => ({
   description,
   schema,
   ...(headers ? { headers } : {}),

@@ -9,4 +9,5 @@ export * from './logger.ts';
 export * from './metrics.ts';
 export * from './mongo.ts';
 export * from './record-events.ts';
+export * from './routes.ts';
 export * from './server.ts';
