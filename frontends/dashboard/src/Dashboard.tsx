@@ -1,6 +1,6 @@
-import type { CaseRecord, CountryStat, DashboardStats } from '@nrad/contracts';
+import { type CaseRecord, type CountryStat, type DashboardStats, routes } from '@nrad/contracts';
 import {
-  apiRequest,
+  callApi,
   Flex,
   formatDate,
   formatUsd,
@@ -65,7 +65,7 @@ export default function Dashboard() {
   const recent = useQuery<CaseRecord[]>({
     queryKey: [RECORDS_KEY, 'recent', RECENT_RECORDS],
     staleTime: 0,
-    queryFn: () => apiRequest<CaseRecord[]>('GET', `/api/records?limit=${RECENT_RECORDS}`),
+    queryFn: () => callApi(routes.records.list, { query: { limit: RECENT_RECORDS } }),
   });
 
   const figure = (value: ReactNode) => (stats.data ? value : stats.isError ? '—' : <Spin size="small" />);
