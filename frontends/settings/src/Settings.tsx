@@ -163,6 +163,9 @@ export default function Settings() {
             <Card title="Record Management">
               <Link href="/deleted-records">View Deleted Records</Link>
             </Card>
+            <Card title="API">
+              <Link href="/api-reference">API Reference</Link>
+            </Card>
             <ContactAdministrator />
           </Flex>
         </Col>
