@@ -38,7 +38,7 @@ const gw = offlineGateway();
 
 describe("the gateway's own routes", () => {
   it('are the declared ones, each mounted once (the catch-all to the services aside)', () => {
-    const mounted = mountedRoutes(gw.routers.api as never).filter((r) => !r.endsWith(' /api/{*rest}'));
+    const mounted = mountedRoutes(gw.routers.api).filter((r) => !r.endsWith(' /api/{*rest}'));
     expect(mounted.sort()).toEqual(declaredRoutes(routesOwnedBy('gateway')).sort());
   });
 });
@@ -54,7 +54,7 @@ describe('the OpenAPI document', () => {
   it('is valid OpenAPI 3.1 (@readme/openapi-parser)', async () => {
     const doc = openApiDocument();
     const result = await validate(structuredClone(doc) as never);
-    expect(result.errors ?? [], JSON.stringify(result.errors?.slice(0, 3))).toEqual([]);
+    expect(result.valid ? [] : result.errors.slice(0, 3)).toEqual([]);
     expect(result.valid).toBe(true);
     await expect(parse(structuredClone(doc) as never)).resolves.toBeTruthy();
   });

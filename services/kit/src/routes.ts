@@ -48,7 +48,9 @@ export function mountRoute<R extends RouteSpec, S extends object>(
 }
 
 /** `METHOD path` (declared form, `{id}`) of each route a router mounts under /api or /internal. */
-export function mountedRoutes(...routers: Router<never>[]): string[] {
+export function mountedRoutes(
+  ...routers: { stack: ReadonlyArray<{ path: string | RegExp; methods: string[] }> }[]
+): string[] {
   const out: string[] = [];
   for (const router of routers) {
     for (const layer of router.stack) {
