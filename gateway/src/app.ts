@@ -1,12 +1,6 @@
 import Router from '@koa/router';
-import {
-  ADMIN_ACCESS_DENIED,
-  ERROR_CODES,
-  type Identity,
-  openApiDocument,
-  QUEUES_BOARD_PATH,
-  routes,
-} from '@nrad/contracts';
+import { ADMIN_ACCESS_DENIED, ERROR_CODES, type Identity, QUEUES_BOARD_PATH, routes } from '@nrad/contracts';
+import { openApiDocument } from '@nrad/contracts/openapi';
 import {
   AppError,
   type AuditTrail,

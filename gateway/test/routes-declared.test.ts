@@ -1,4 +1,5 @@
-import { openApiDocument, routesOwnedBy } from '@nrad/contracts';
+import { routesOwnedBy } from '@nrad/contracts';
+import { openApiDocument } from '@nrad/contracts/openapi';
 import { createLogger, declaredRoutes, mountedRoutes } from '@nrad/service-kit';
 import { parse, validate } from '@readme/openapi-parser';
 import { Redis } from 'ioredis';
