@@ -14,7 +14,7 @@ import { Alert, Card, Progress, Typography } from '@nrad/shared/ui';
 import { useQueryClient } from '@tanstack/react-query';
 import { type ChangeEvent, useId, useState } from 'react';
 
-export const TEMPLATE_URL = '/api/records/template';
+export const TEMPLATE_URL = routes.ingest.template.path;
 export const UPLOAD_URL = '/api/records/batch-upload?async=1';
 export const jobUrl = (jobId: string) => `/api/ingest/jobs/${encodeURIComponent(jobId)}`;
 

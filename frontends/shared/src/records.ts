@@ -8,7 +8,7 @@ import { callApi } from './api.ts';
 import { formatUsd, sumAmounts } from './format.ts';
 
 /** Every query about records starts with this key; invalidate it after any record change. */
-export const RECORDS_KEY = '/api/records';
+export const RECORDS_KEY = routes.records.list.path;
 export const recordKey = (id: string) => [RECORDS_KEY, id] as const;
 export const recordLinksKey = (id: string) => [RECORDS_KEY, id, 'links'] as const;
 export const optionsKey = (type: 'source' | 'country') => ['/api/dropdown-options', type] as const;

@@ -21,7 +21,7 @@ import { keepPreviousData, type QueryClient, useQuery } from '@tanstack/react-qu
 import { callApi } from './api.ts';
 
 /** Every query about reports starts with this key. */
-export const REPORTS_KEY = '/api/reports';
+export const REPORTS_KEY = routes.report.list.path;
 export const reportListKey = (limit: number, offset: number) => [REPORTS_KEY, 'list', limit, offset] as const;
 export const reportKey = (id: string) => [REPORTS_KEY, id] as const;
 
