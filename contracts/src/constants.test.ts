@@ -1,13 +1,11 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { GENERATED_PATH, renderCountryCodes } from '../scripts/generate-country-codes.ts';
+import { ALPHA3_NUMERIC, COUNTRY_ALPHA3, countryToAlpha3 } from './country-codes.ts';
 import {
-  ALPHA3_NUMERIC,
   COUNTRIES,
-  COUNTRY_ALPHA3,
   CRIME_SUBTYPES,
   CRIME_TYPES,
-  countryToAlpha3,
   DEFAULT_COUNTRY,
   DEFAULT_SOURCE_OPTIONS,
   isSubtypeOf,

@@ -1,5 +1,6 @@
 import Router from '@koa/router';
-import { ADMIN_ACCESS_DENIED, ERROR_CODES, type Identity, QUEUES_BOARD_PATH } from '@nrad/contracts';
+import { ADMIN_ACCESS_DENIED, ERROR_CODES, type Identity, QUEUES_BOARD_PATH, routes } from '@nrad/contracts';
+import { openApiDocument } from '@nrad/contracts/openapi';
 import {
   AppError,
   type AuditTrail,
@@ -10,6 +11,7 @@ import {
   healthRoutes,
   type Logger,
   metricsHandler,
+  mountRoute,
   requestIdMiddleware,
   requireAllAgencies,
   signIdentity,
@@ -116,11 +118,15 @@ export function createGateway({ config, redis, logger, audit }: GatewayDeps) {
   api.use(sameOriginWrites());
   api.use(sessions);
 
-  api.get('/health', async (ctx) => {
+  mountRoute(api, routes.gateway.health, async (ctx) => {
     const report = await checkReadiness(readiness);
     ctx.status = report.ready ? 200 : 503;
-    ctx.body = { status: report.ready ? 'ok' : 'unavailable', dependencies: report.checks };
+    return { status: report.ready ? ('ok' as const) : ('unavailable' as const), dependencies: report.checks };
   });
+
+  // The API described (docs/adr/0019): public, as it discloses no data; /api routes only.
+  const openApi = openApiDocument();
+  mountRoute(api, routes.gateway.openapi, () => openApi);
 
   const own = sessionRoutes({ auth, guard, logger, audit });
   api.use(own.routes(), own.allowedMethods());
@@ -191,5 +197,5 @@ export function createGateway({ config, redis, logger, audit }: GatewayDeps) {
     await next();
   });
 
-  return { app, metricsApp, close: () => proxy.close() };
+  return { app, metricsApp, routers: { api }, close: () => proxy.close() };
 }

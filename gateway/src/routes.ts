@@ -1,67 +1,61 @@
 /**
- * Which service owns which /api path (ARCHITECTURE.md "Route ownership"). Ordered: the first
- * pattern that matches wins, so specific paths come before the general ones of the same prefix.
- * The gateway's own paths (login, logout, user, health) are handled before this table is read.
+ * Which service owns which /api path, derived from the route declarations of @nrad/contracts
+ * (docs/adr/0019). A request is matched by its path against the declared path templates, the most
+ * specific first (at the first segment where two differ, a literal before a parameter), whatever
+ * its method: a method a path does not declare still goes to the path's owner, which answers it.
+ * The gateway's own paths (login, logout, user, health, the OpenAPI document) are handled before
+ * this table is read.
  */
-export type ServiceName = 'auth' | 'records' | 'linking' | 'stats' | 'ingest' | 'report' | 'ops' | 'audit';
+import {
+  type AddressLimitName,
+  ALL_ROUTES,
+  compareTemplates,
+  type HttpMethod,
+  matchesTemplate,
+  type RouteSpec,
+  type ServiceName,
+  type UserLimitName,
+} from '@nrad/contracts';
 
-/**
- * The per-user limits (issue 34): each signed-in user's requests of a kind per minute, counted in
- * Redis (the numbers are GatewayConfig's USER_LIMIT_*; user-limits.ts applies them).
- */
-export type UserLimitName = 'namlc-checks' | 'link-attempts' | 'searches' | 'list-pages';
+export type { ServiceName, UserLimitName };
 
 export interface RouteRule {
-  pattern: RegExp;
+  /** The declared path template (`/api/records/{id}`). */
+  path: string;
   service: ServiceName;
   /** Reachable without a session (the request carries an anonymous identity). */
   public?: boolean;
   /** Requests per address per hour, counted in Redis (see GatewayConfig for the numbers). */
-  addressLimit?: 'registrations';
+  addressLimit?: AddressLimitName;
   /** The per-user limit a request of this method counts against (other methods: none). */
-  userLimit?: Partial<Record<'GET' | 'POST' | 'PUT' | 'DELETE', UserLimitName>>;
+  userLimit?: Partial<Record<HttpMethod, UserLimitName>>;
 }
 
-export const ROUTES: readonly RouteRule[] = [
-  { pattern: /^\/api\/auth\/register$/, service: 'auth', public: true, addressLimit: 'registrations' },
-  { pattern: /^\/api\/auth\/update-name$/, service: 'auth' },
-  { pattern: /^\/api\/contact-admin$/, service: 'auth' },
-  { pattern: /^\/api\/admin\/contact-requests(\/[^/]+\/resolve)?$/, service: 'auth' },
-  // Linking and ingest before records: `/api/records/{id}` would otherwise take `link`,
-  // `check-namlc-matches`, `batch-upload` and `template`.
-  { pattern: /^\/api\/records\/(batch-upload|template)$/, service: 'ingest' },
-  { pattern: /^\/api\/ingest\/jobs\/[^/]+$/, service: 'ingest' },
-  { pattern: /^\/api\/records\/check-namlc-matches$/, service: 'linking', userLimit: { POST: 'namlc-checks' } },
-  { pattern: /^\/api\/records\/link$/, service: 'linking', userLimit: { POST: 'link-attempts' } },
-  { pattern: /^\/api\/records\/[^/]+\/(links|linked)$/, service: 'linking' },
-  // Rejecting a link (DELETE) and ADMIN's restore of a rejected one (issue 34).
-  { pattern: /^\/api\/records\/[^/]+\/links\/[^/]+$/, service: 'linking', userLimit: { DELETE: 'link-attempts' } },
-  {
-    pattern: /^\/api\/records\/[^/]+\/links\/[^/]+\/restore$/,
-    service: 'linking',
-    userLimit: { POST: 'link-attempts' },
-  },
-  { pattern: /^\/api\/records$/, service: 'records', userLimit: { GET: 'list-pages' } },
-  { pattern: /^\/api\/records\/deleted$/, service: 'records', userLimit: { GET: 'list-pages' } },
-  { pattern: /^\/api\/records\/search$/, service: 'records', userLimit: { POST: 'searches' } },
-  { pattern: /^\/api\/records\/[^/]+(\/restore)?$/, service: 'records' },
-  { pattern: /^\/api\/admin\/records$/, service: 'records', userLimit: { GET: 'list-pages' } },
-  { pattern: /^\/api\/stats(\/countries|\/breakdown)?$/, service: 'stats' },
-  { pattern: /^\/api\/links\/summary$/, service: 'linking' },
-  { pattern: /^\/api\/generate-report$/, service: 'report' },
-  { pattern: /^\/api\/reports(\/jobs\/[^/]+|\/[^/]+(\/markdown)?)?$/, service: 'report' },
-  { pattern: /^\/api\/admin\/stats$/, service: 'stats' },
-  { pattern: /^\/api\/admin\/operations$/, service: 'ops' },
-  { pattern: /^\/api\/audit$/, service: 'audit' },
-  { pattern: /^\/api\/dropdown-options\/[^/]+$/, service: 'records' },
-];
+/** One rule per declared path template of a service, the most specific first. */
+export function rulesOf(declared: readonly RouteSpec[]): RouteRule[] {
+  const byPath = new Map<string, RouteRule>();
+  for (const route of declared) {
+    if (route.owner === 'gateway' || !route.path.startsWith('/api/')) continue;
+    const rule = byPath.get(route.path) ?? { path: route.path, service: route.owner };
+    if (rule.service !== route.owner) throw new Error(`${route.path} has two owners`);
+    // Path-wide, as the gateway always read them: a visitor may reach the path, and the address
+    // limit counts every request of it.
+    if (route.access === 'public') rule.public = true;
+    if (route.addressLimit) rule.addressLimit = route.addressLimit;
+    if (route.userLimit) rule.userLimit = { ...rule.userLimit, [route.method]: route.userLimit };
+    byPath.set(route.path, rule);
+  }
+  return [...byPath.values()].sort((a, b) => compareTemplates(a.path, b.path));
+}
+
+export const ROUTES: readonly RouteRule[] = rulesOf(ALL_ROUTES);
 
 export function routeFor(path: string): RouteRule | undefined {
-  return ROUTES.find((r) => r.pattern.test(path));
+  return ROUTES.find((r) => matchesTemplate(r.path, path));
 }
 
 /** The per-user limit a request counts against, if any. */
 export function userLimitOf(rule: RouteRule, method: string): UserLimitName | undefined {
   const counted = method === 'HEAD' ? 'GET' : method; // a HEAD is answered as its GET
-  return rule.userLimit?.[counted as keyof NonNullable<RouteRule['userLimit']>];
+  return rule.userLimit?.[counted as HttpMethod];
 }

@@ -6,12 +6,13 @@ import {
   type Operations as OperationsSnapshot,
   QUEUES_BOARD_PATH,
   type QueueState,
+  routes,
   type SecurityAlert,
   type SecurityAlertKind,
   type ServiceHealth,
   type StreamState,
 } from '@nrad/contracts';
-import { apiRequest, Button, Flex, formatDateTime, messageOf, OrganizationBadge, Spin, Tag } from '@nrad/shared';
+import { Button, callApi, Flex, formatDateTime, messageOf, OrganizationBadge, Spin, Tag } from '@nrad/shared';
 import { Alert, Card, Table, type TableProps, Typography } from '@nrad/shared/ui';
 import { useQuery } from '@tanstack/react-query';
 import type { ReactNode } from 'react';
@@ -243,7 +244,7 @@ function Console() {
   const isAdmin = useIsAdmin();
   const snapshot = useQuery<OperationsSnapshot>({
     queryKey: OPERATIONS_KEY,
-    queryFn: async () => OperationsSchema.parse(await apiRequest('GET', OPERATIONS_KEY[0])),
+    queryFn: async () => OperationsSchema.parse(await callApi(routes.ops.operations)),
     // The one polling query of the app (SPEC §7's default is none): a console is watched.
     refetchInterval: OPERATIONS_REFRESH_MS,
     staleTime: 0,

@@ -1,6 +1,6 @@
-import type { CaseRecord, CountryStat, DashboardStats } from '@nrad/contracts';
+import { type CaseRecord, type CountryStat, type DashboardStats, routes } from '@nrad/contracts';
 import {
-  apiRequest,
+  callApi,
   Flex,
   formatDate,
   formatUsd,
@@ -20,8 +20,8 @@ import GenerateReport from './GenerateReport.tsx';
 /** SPEC §9: the dashboard shows 5 recent records and the top 10 countries. */
 export const RECENT_RECORDS = 5;
 export const TOP_COUNTRIES = 10;
-export const STATS_KEY = ['/api/stats'] as const;
-export const COUNTRY_STATS_KEY = ['/api/stats/countries'] as const;
+export const STATS_KEY = [routes.stats.dashboard.path] as const;
+export const COUNTRY_STATS_KEY = [routes.stats.countries.path] as const;
 export const NO_COUNTRIES_TEXT = 'No incidents with an international nexus yet.';
 
 // echarts and the country shapes load after the figures: the cards never wait for the map.
@@ -65,7 +65,7 @@ export default function Dashboard() {
   const recent = useQuery<CaseRecord[]>({
     queryKey: [RECORDS_KEY, 'recent', RECENT_RECORDS],
     staleTime: 0,
-    queryFn: () => apiRequest<CaseRecord[]>('GET', `/api/records?limit=${RECENT_RECORDS}`),
+    queryFn: () => callApi(routes.records.list, { query: { limit: RECENT_RECORDS } }),
   });
 
   const figure = (value: ReactNode) => (stats.data ? value : stats.isError ? '—' : <Spin size="small" />);

@@ -5,15 +5,16 @@ import {
   BatchUploadResultSchema,
   type IngestJob,
   IngestJobSchema,
+  routes,
   TEMPLATE_FILE_NAME,
   workbookKindOfName,
 } from '@nrad/contracts';
-import { apiRequest, Button, Flex, followJob, messageOf, recordsChanged, useMounted, useToast } from '@nrad/shared';
+import { Button, callApi, Flex, followJob, messageOf, recordsChanged, useMounted, useToast } from '@nrad/shared';
 import { Alert, Card, Progress, Typography } from '@nrad/shared/ui';
 import { useQueryClient } from '@tanstack/react-query';
 import { type ChangeEvent, useId, useState } from 'react';
 
-export const TEMPLATE_URL = '/api/records/template';
+export const TEMPLATE_URL = routes.ingest.template.path;
 export const UPLOAD_URL = '/api/records/batch-upload?async=1';
 export const jobUrl = (jobId: string) => `/api/ingest/jobs/${encodeURIComponent(jobId)}`;
 
@@ -72,7 +73,7 @@ export default function BatchUpload() {
 
   /** Reads the job until it ends; undefined when the screen was left meanwhile. */
   const follow = (jobId: string): Promise<IngestJob | undefined> =>
-    followJob(async () => IngestJobSchema.parse(await apiRequest('GET', jobUrl(jobId))), live, setJob);
+    followJob(async () => IngestJobSchema.parse(await callApi(routes.ingest.job, { params: { jobId } })), live, setJob);
 
   const upload = async () => {
     if (!file) {
@@ -89,7 +90,7 @@ export default function BatchUpload() {
     try {
       const form = new FormData();
       form.append('file', file, file.name);
-      const answer = await apiRequest('POST', UPLOAD_URL, form);
+      const answer = await callApi(routes.ingest.upload, { query: { async: '1' }, body: form });
       const accepted = BatchUploadAcceptedSchema.safeParse(answer);
       let done: BatchUploadResult | undefined;
       let failed = false;

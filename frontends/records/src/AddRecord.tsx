@@ -8,11 +8,12 @@ import {
   NAMLC_REFERRAL_SOURCE,
   ORGANIZATION_NAMES,
   type RecordLinkView,
+  routes,
 } from '@nrad/contracts';
 import {
   ApiError,
-  apiRequest,
   Button,
+  callApi,
   Flex,
   Form,
   formatDate,
@@ -244,11 +245,7 @@ export default function AddRecord() {
     }
     setChecking(true);
     try {
-      const answer = await apiRequest<{ matches: MatchCandidate[] }>(
-        'POST',
-        '/api/records/check-namlc-matches',
-        query as CheckMatches,
-      );
+      const answer = await callApi(routes.linking.checkMatches, { body: query as CheckMatches });
       setMatches(answer.matches);
       setSelected(new Set(answer.matches.map((m) => m.id)));
       const organization = query.namlcOrganization as keyof typeof NAMLC_AGENCY;
@@ -269,7 +266,7 @@ export default function AddRecord() {
     if (!body) return;
     setSaving(true);
     try {
-      const record = await apiRequest<CaseRecord>('POST', '/api/records', body);
+      const record = await callApi(routes.records.create, { body });
       toast.success('Success', 'Record created successfully');
       await recordsChanged(queryClient);
       if (matches && matches.length > 0) {
@@ -306,10 +303,8 @@ export default function AddRecord() {
     let failure: unknown = null;
     for (const m of (matches ?? []).filter((x) => selected.has(x.id) && !linked.has(x.id) && !rejected.has(x.id))) {
       try {
-        await apiRequest('POST', '/api/records/link', {
-          sourceRecordId: saved.id,
-          linkedRecordId: m.id,
-          matchCriteria: m.matchCriteria,
+        await callApi(routes.linking.link, {
+          body: { sourceRecordId: saved.id, linkedRecordId: m.id, matchCriteria: m.matchCriteria },
         });
         outcome.set(m.id, 'new');
       } catch (error) {

@@ -1,7 +1,7 @@
-import type { CaseRecord } from '@nrad/contracts';
+import { type CaseRecord, routes } from '@nrad/contracts';
 import {
-  apiRequest,
   Button,
+  callApi,
   Flex,
   formatMoment,
   formatUsd,
@@ -27,7 +27,7 @@ export default function DeletedRecords() {
   const [restoring, setRestoring] = useState<string | null>(null);
   const paged = usePagedRecords({
     queryKey: [RECORDS_KEY, 'deleted'],
-    page: (cursor) => recordsPage('GET', '/api/records/deleted', cursor),
+    page: (cursor) => recordsPage(routes.records.deleted, cursor),
   });
   const { list, rows, total } = paged;
 
@@ -40,7 +40,7 @@ export default function DeletedRecords() {
       onOk: async () => {
         setRestoring(record.id);
         try {
-          await apiRequest('POST', `/api/records/${record.id}/restore`);
+          await callApi(routes.records.restore, { params: { id: record.id } });
           toast.success('Success', 'Record restored successfully');
           await recordsChanged(queryClient);
         } catch {

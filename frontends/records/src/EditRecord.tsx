@@ -1,8 +1,8 @@
-import { type CaseRecord, DEFAULT_COUNTRY, ERROR_CODES } from '@nrad/contracts';
+import { DEFAULT_COUNTRY, ERROR_CODES, routes } from '@nrad/contracts';
 import {
   ApiError,
-  apiRequest,
   Button,
+  callApi,
   Flex,
   Form,
   pageStyle,
@@ -56,7 +56,7 @@ export default function EditRecord() {
     if (!body) return;
     setSaving(true);
     try {
-      await apiRequest<CaseRecord>('PUT', `/api/records/${id}`, { ...body, version });
+      await callApi(routes.records.update, { params: { id }, body: { ...body, version } });
       toast.success('Success', 'Record updated successfully');
       await recordsChanged(queryClient);
       navigate(`/record/${id}`);

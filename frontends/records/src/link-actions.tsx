@@ -1,6 +1,6 @@
-import { type CaseRecord, type LinkRejection, REJECT_REASON_MAX } from '@nrad/contracts';
+import { type CaseRecord, type LinkRejection, REJECT_REASON_MAX, routes } from '@nrad/contracts';
 import {
-  apiRequest,
+  callApi,
   Form,
   formatMoment,
   Input,
@@ -34,9 +34,6 @@ export function rejectionText(rejection: LinkRejection): string {
   const said = `Rejected by ${organizationName(rejection.byOrganization)} on ${formatMoment(rejection.at)}`;
   return rejection.reason ? `${said}: ${rejection.reason}` : `${said}.`;
 }
-
-const linkUrl = (recordId: string, linkedId: string) =>
-  `/api/records/${encodeURIComponent(recordId)}/links/${encodeURIComponent(linkedId)}`;
 
 /** A link to reject: the caller's record (`recordId`) and the other agency's record in it. */
 export interface RejectTarget {
@@ -76,7 +73,10 @@ export function RejectLinkDialog({
     const said = reason.trim();
     try {
       // The body is optional: sent only with a reason.
-      await apiRequest('DELETE', linkUrl(target.recordId, target.linked.id), said ? { reason: said } : undefined);
+      await callApi(routes.linking.reject, {
+        params: { id: target.recordId, linkedId: target.linked.id },
+        body: said ? { reason: said } : undefined,
+      });
       toast.success('Success', LINK_REJECTED);
       onRejected?.(target);
     } catch (error) {
@@ -139,7 +139,7 @@ export function useRestoreLink() {
   const restore = async (recordId: string, linkedId: string) => {
     setRestoring(linkedId);
     try {
-      await apiRequest('POST', `${linkUrl(recordId, linkedId)}/restore`);
+      await callApi(routes.linking.restore, { params: { id: recordId, linkedId } });
       toast.success('Success', LINK_RESTORED);
     } catch (error) {
       toast.error('Error', messageOf(error, 'Failed to restore link'));

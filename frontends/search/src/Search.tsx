@@ -1,4 +1,4 @@
-import { type CaseRecord, COUNTRIES, CRIME_TYPES, type RecordSearch } from '@nrad/contracts';
+import { type CaseRecord, COUNTRIES, CRIME_TYPES, type RecordSearch, routes } from '@nrad/contracts';
 import {
   Button,
   Flex,
@@ -44,8 +44,7 @@ interface SearchValues {
 const searchKey = (filters: RecordSearch | null) => [RECORDS_KEY, 'search', filters] as const;
 
 /** One page of POST /api/records/search: the first, or the one after `cursor`. */
-const searchPage = (filters: RecordSearch, cursor?: string) =>
-  recordsPage('POST', '/api/records/search', cursor, filters);
+const searchPage = (filters: RecordSearch, cursor?: string) => recordsPage(routes.records.search, cursor, filters);
 
 /** The filters of POST /api/records/search: only those given (an unticked box is no filter). */
 export function toFilters(v: SearchValues): RecordSearch {

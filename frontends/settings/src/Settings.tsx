@@ -1,7 +1,7 @@
-import type { UserResponse } from '@nrad/contracts';
+import { routes } from '@nrad/contracts';
 import {
-  apiRequest,
   Button,
+  callApi,
   Flex,
   FONT_SIZES,
   type FontSize,
@@ -36,7 +36,7 @@ function AccountSettings() {
   const save = async () => {
     setSaving(true);
     try {
-      const answer = await apiRequest<UserResponse>('PUT', '/api/auth/update-name', { name: name.trim() });
+      const answer = await callApi(routes.auth.updateName, { body: { name: name.trim() } });
       queryClient.setQueryData(USER_QUERY_KEY, answer);
       toast.success('Success', 'Your name has been updated successfully.');
     } catch (error) {
@@ -107,7 +107,7 @@ function ContactAdministrator() {
     }
     setSending(true);
     try {
-      await apiRequest('POST', '/api/contact-admin', { subject: subject.trim(), message: message.trim() });
+      await callApi(routes.auth.contactAdmin, { body: { subject: subject.trim(), message: message.trim() } });
       toast.success('Success', 'Your message has been sent to the administrator.');
       setSubject('');
       setMessage('');
@@ -162,6 +162,9 @@ export default function Settings() {
           <Flex vertical gap={24}>
             <Card title="Record Management">
               <Link href="/deleted-records">View Deleted Records</Link>
+            </Card>
+            <Card title="API">
+              <Link href="/api-reference">API Reference</Link>
             </Card>
             <ContactAdministrator />
           </Flex>

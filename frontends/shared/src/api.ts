@@ -3,7 +3,18 @@
  * SPEC §8's error rule — any non-OK answer raises an ApiError whose message is
  * `"<status>: <body text>"`, or `"<status>: <status text>"` when the body is empty.
  */
-import { NEXT_CURSOR_HEADER, TOTAL_COUNT_HEADER } from '@nrad/contracts';
+import {
+  fillPath,
+  NEXT_CURSOR_HEADER,
+  type PathParamNames,
+  type PathParams,
+  type RouteBody,
+  type RouteItem,
+  type RouteQuery,
+  type RouteResponse,
+  type RouteSpec,
+  TOTAL_COUNT_HEADER,
+} from '@nrad/contracts';
 
 export class ApiError extends Error {
   override name = 'ApiError';
@@ -88,4 +99,43 @@ export async function apiPage<T>(method: string, url: string, body?: unknown): P
     total: Number.isFinite(total) ? total : items.length,
     nextCursor: response.headers.get(NEXT_CURSOR_HEADER) ?? undefined,
   };
+}
+
+/**
+ * How a declared route is called (docs/adr/0019): its path parameters (required when the path
+ * names any), its query (undefined values left out) and its body (a form for a multipart route).
+ */
+export type CallOptions<R extends RouteSpec> = ([PathParamNames<R['path']>] extends [never]
+  ? { params?: undefined }
+  : { params: PathParams<R> }) & {
+  query?: RouteQuery<R> | Record<string, string | number | boolean | undefined>;
+  body?: RouteBody<R> | FormData;
+};
+
+/** The URL of a declared route: its path with the parameters filled in, and the query. */
+export function routeUrl<R extends RouteSpec>(route: R, options?: Omit<CallOptions<R>, 'body'>): string {
+  const path = fillPath(route.path, (options?.params ?? {}) as Record<string, string>);
+  const query = new URLSearchParams();
+  for (const [name, value] of Object.entries(options?.query ?? {})) {
+    if (value !== undefined) query.set(name, String(value));
+  }
+  const text = query.toString();
+  return text ? `${path}?${text}` : path;
+}
+
+type Args<R extends RouteSpec> = [PathParamNames<R['path']>] extends [never]
+  ? [options?: CallOptions<R>]
+  : [options: CallOptions<R>];
+
+/** Calls a declared route (`callApi(routes.records.get, { params: { id } })`): its declared answer. */
+export function callApi<R extends RouteSpec>(route: R, ...[options]: Args<R>): Promise<RouteResponse<R>> {
+  return apiRequest<RouteResponse<R>>(route.method, routeUrl(route, options), options?.body);
+}
+
+/** One page of a declared paged route (the items, X-Total-Count, X-Next-Cursor). */
+export function callPage<R extends RouteSpec & { paged: true }>(
+  route: R,
+  ...[options]: Args<R>
+): Promise<Page<RouteItem<R>>> {
+  return apiPage<RouteItem<R>>(route.method, routeUrl(route, options), options?.body);
 }

@@ -1,8 +1,8 @@
-import type { PublicUser, UserResponse } from '@nrad/contracts';
+import { type PublicUser, routes, type UserResponse } from '@nrad/contracts';
 import { useQuery } from '@tanstack/react-query';
 import { ApiError } from './api.ts';
 
-export const USER_QUERY_KEY = ['/api/auth/user'] as const;
+export const USER_QUERY_KEY = [routes.session.user.path] as const;
 
 /**
  * The signed-in user (SPEC §4: authenticated when GET /api/auth/user answers without error; never

@@ -1,4 +1,15 @@
-export { ApiError, apiPage, apiRequest, messageOf, type Page, throwIfNotOk } from './api.ts';
+export {
+  ApiError,
+  apiPage,
+  apiRequest,
+  type CallOptions,
+  callApi,
+  callPage,
+  messageOf,
+  type Page,
+  routeUrl,
+  throwIfNotOk,
+} from './api.ts';
 export { USER_QUERY_KEY, useCurrentUser } from './auth.ts';
 export {
   DEFAULT_FONT_SIZE,

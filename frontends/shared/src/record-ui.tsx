@@ -3,18 +3,24 @@
  * Records): reading a list a page at a time (the records service's `?limit=&cursor=`), "Show more",
  * the Linked mark, and deleting a record after confirmation.
  */
-import { type CaseRecord, PAGE_DEFAULT_LIMIT } from '@nrad/contracts';
+import { type CaseRecord, PAGE_DEFAULT_LIMIT, type RecordSearch, routes } from '@nrad/contracts';
 import { type QueryKey, useInfiniteQuery, useQueryClient } from '@tanstack/react-query';
 import type { ModalFuncProps } from 'antd';
-import { apiPage, apiRequest, type Page } from './api.ts';
+import { callApi, callPage, type Page } from './api.ts';
 import { recordsChanged } from './records.ts';
 import { useToast } from './toast.tsx';
 import { Button, Flex, Tag } from './ui-core.ts';
 
-/** One page of a records list: the first, or the one after `cursor` (`body` for a POST such as search). */
-export function recordsPage(method: 'GET' | 'POST', path: string, cursor?: string, body?: unknown) {
-  const query = `limit=${PAGE_DEFAULT_LIMIT}${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`;
-  return apiPage<CaseRecord>(method, `${path}?${query}`, body);
+/** One page of a records list: the first, or the one after `cursor` (`filters` for the search). */
+export function recordsPage(
+  route: typeof routes.records.deleted | typeof routes.records.search | typeof routes.records.list,
+  cursor?: string,
+  filters?: RecordSearch,
+): Promise<Page<CaseRecord>> {
+  const query = { limit: PAGE_DEFAULT_LIMIT, cursor };
+  return route === routes.records.search
+    ? callPage(routes.records.search, { query, body: filters })
+    : callPage(route, { query });
 }
 
 /** A records list read page by page; `rows` are the pages read so far, `total` the whole list's size. */
@@ -87,7 +93,7 @@ export function useDeleteRecord(modal: { confirm(props: ModalFuncProps): unknown
       cancelText: 'Cancel',
       onOk: async () => {
         try {
-          await apiRequest('DELETE', `/api/records/${record.id}`);
+          await callApi(routes.records.delete, { params: { id: record.id } });
         } catch {
           toast.error('Error', 'Failed to delete record');
           return;

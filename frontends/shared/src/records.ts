@@ -2,13 +2,13 @@
  * What the record screens (records and search remotes, later the dashboard) share about records:
  * query keys, so a change on one screen refreshes the others, and the reads every one of them makes.
  */
-import type { CaseRecord, DropdownOption, RecordLinkView } from '@nrad/contracts';
+import { type CaseRecord, type DropdownOption, type RecordLinkView, routes } from '@nrad/contracts';
 import { type QueryClient, useQuery } from '@tanstack/react-query';
-import { apiRequest } from './api.ts';
+import { callApi } from './api.ts';
 import { formatUsd, sumAmounts } from './format.ts';
 
 /** Every query about records starts with this key; invalidate it after any record change. */
-export const RECORDS_KEY = '/api/records';
+export const RECORDS_KEY = routes.records.list.path;
 export const recordKey = (id: string) => [RECORDS_KEY, id] as const;
 export const recordLinksKey = (id: string) => [RECORDS_KEY, id, 'links'] as const;
 export const optionsKey = (type: 'source' | 'country') => ['/api/dropdown-options', type] as const;
@@ -27,7 +27,7 @@ export function useRecord(id: string, purpose: 'read' | 'edit' = 'read') {
   return useQuery<CaseRecord>({
     queryKey: purpose === 'edit' ? [...recordKey(id), 'edit'] : recordKey(id),
     ...(purpose === 'edit'
-      ? { queryFn: () => apiRequest<CaseRecord>('GET', `${RECORDS_KEY}/${id}?purpose=edit`) }
+      ? { queryFn: () => callApi(routes.records.get, { params: { id }, query: { purpose: 'edit' } }) }
       : {}),
     staleTime: 0,
   });

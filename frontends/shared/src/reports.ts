@@ -14,13 +14,14 @@ import {
   ReportListSchema,
   ReportSchema,
   type ReportStage,
+  routes,
   type Report as StoredReport,
 } from '@nrad/contracts';
 import { keepPreviousData, type QueryClient, useQuery } from '@tanstack/react-query';
-import { apiRequest } from './api.ts';
+import { callApi } from './api.ts';
 
 /** Every query about reports starts with this key. */
-export const REPORTS_KEY = '/api/reports';
+export const REPORTS_KEY = routes.report.list.path;
 export const reportListKey = (limit: number, offset: number) => [REPORTS_KEY, 'list', limit, offset] as const;
 export const reportKey = (id: string) => [REPORTS_KEY, id] as const;
 
@@ -37,14 +38,17 @@ export const reportMarkdownUrl = (id: string) => `${reportUrl(id)}/markdown`;
  */
 export async function startReport(parameters?: string): Promise<ReportAccepted | GeneratedReport> {
   const text = parameters?.trim();
-  const answer = await apiRequest('POST', GENERATE_REPORT_URL, text ? { parameters: text } : {});
+  const answer = await callApi(routes.report.generate, {
+    query: { async: '1' },
+    body: text ? { parameters: text } : {},
+  });
   const accepted = ReportAcceptedSchema.safeParse(answer);
   return accepted.success ? accepted.data : GeneratedReportSchema.parse(answer);
 }
 
 /** Where a report job is (`GET /api/reports/jobs/{jobId}`). */
 export async function readReportJob(jobId: string): Promise<ReportJob> {
-  return ReportJobSchema.parse(await apiRequest('GET', reportJobUrl(jobId)));
+  return ReportJobSchema.parse(await callApi(routes.report.job, { params: { jobId } }));
 }
 
 /** A job's stage as a person reads it: "Collecting figures", "Writing". */
@@ -54,8 +58,7 @@ export const reportStageLabel = (stage: ReportStage) => stage.charAt(0).toUpperC
 export function useReports(limit: number, offset: number) {
   return useQuery<ReportList>({
     queryKey: reportListKey(limit, offset),
-    queryFn: async () =>
-      ReportListSchema.parse(await apiRequest('GET', `${REPORTS_KEY}?limit=${limit}&offset=${offset}`)),
+    queryFn: async () => ReportListSchema.parse(await callApi(routes.report.list, { query: { limit, offset } })),
     staleTime: 0,
     // The page shown stays while the next one loads (no empty table between pages).
     placeholderData: keepPreviousData,
@@ -66,7 +69,7 @@ export function useReports(limit: number, offset: number) {
 export function useReport(id: string | null) {
   return useQuery<StoredReport>({
     queryKey: reportKey(id ?? ''),
-    queryFn: async () => ReportSchema.parse(await apiRequest('GET', reportUrl(id ?? ''))),
+    queryFn: async () => ReportSchema.parse(await callApi(routes.report.get, { params: { id: id ?? '' } })),
     enabled: id !== null,
   });
 }

@@ -1,11 +1,12 @@
 import Router from '@koa/router';
-import { ERROR_CODES, LoginRequestSchema, type PublicUser, type UserResponse } from '@nrad/contracts';
+import { ERROR_CODES, LoginRequestSchema, type PublicUser, routes, type UserResponse } from '@nrad/contracts';
 import {
   AppError,
   type AuditActor,
   type AuditTrail,
   jsonBody,
   type Logger,
+  mountRoute,
   parse,
   unauthenticated,
 } from '@nrad/service-kit';
@@ -65,66 +66,81 @@ export function sessionRoutes(deps: SessionRouteDeps) {
   // catch-all under /api/auth and swallow bodies that must stream to a service unread.
   const readJson = jsonBody({ limit: '10kb' });
 
-  router.post('/login', readJson, async (ctx) => {
-    const ip = ctx.ip;
-    const waitIp = await deps.guard.addressBlockedFor(ip);
-    if (waitIp > 0) {
-      await deps.audit.record(actorOf(ctx), 'sign-in-failed', [], { reason: 'address-blocked' });
-      ctx.set('Retry-After', String(waitIp));
-      throw new AppError(
-        ERROR_CODES.rateLimited,
-        `Too many failed sign-in attempts from your network. Try again in ${minutesText(waitIp)}.`,
-      );
-    }
-    const { email, password } = parse(LoginRequestSchema, ctx.request.body);
-    const locked = await deps.guard.accountLockedFor(email);
-    if (locked > 0) {
-      await deps.audit.record(actorOf(ctx), 'sign-in-failed', [], { email: attempted(email), reason: 'locked' });
-      throw lockedError(locked);
-    }
-    let result: Awaited<ReturnType<AuthClient['verifyCredentials']>>;
-    try {
-      result = await deps.auth.verifyCredentials(email, password, ctx.state.requestId);
-    } catch (err) {
-      if (err instanceof UpstreamUnavailableError) {
-        deps.logger.error({ err }, 'credential check failed');
-        throw unavailable();
+  mountRoute(
+    router,
+    routes.session.login,
+    async (ctx) => {
+      const ip = ctx.ip;
+      const waitIp = await deps.guard.addressBlockedFor(ip);
+      if (waitIp > 0) {
+        await deps.audit.record(actorOf(ctx), 'sign-in-failed', [], { reason: 'address-blocked' });
+        ctx.set('Retry-After', String(waitIp));
+        throw new AppError(
+          ERROR_CODES.rateLimited,
+          `Too many failed sign-in attempts from your network. Try again in ${minutesText(waitIp)}.`,
+        );
       }
-      throw err;
-    }
-    if (!result.ok) {
-      const lockedNow = await deps.guard.recordFailure(email, ip);
-      deps.logger.warn({ locked: lockedNow > 0 }, 'failed sign-in');
-      await deps.audit.record(actorOf(ctx), 'sign-in-failed', [], {
-        email: attempted(email),
-        reason: 'invalid-credentials',
-      });
-      if (lockedNow > 0) {
-        await deps.audit.record(actorOf(ctx), 'lockout', [], { email: attempted(email), seconds: lockedNow });
-        throw lockedError(lockedNow);
+      const { email, password } = parse(LoginRequestSchema, ctx.request.body);
+      const locked = await deps.guard.accountLockedFor(email);
+      if (locked > 0) {
+        await deps.audit.record(actorOf(ctx), 'sign-in-failed', [], { email: attempted(email), reason: 'locked' });
+        throw lockedError(locked);
       }
-      throw new AppError(ERROR_CODES.invalidCredentials, 'Invalid credentials');
-    }
-    await deps.guard.recordSuccess(email);
-    await deps.audit.record(actorOf(ctx, result.user), 'sign-in');
-    await startSession(ctx, result.user);
-    deps.logger.info({ userId: result.user.id, organization: result.user.organization }, 'signed in');
-    ctx.body = { user: result.user } satisfies UserResponse;
-  });
+      let result: Awaited<ReturnType<AuthClient['verifyCredentials']>>;
+      try {
+        result = await deps.auth.verifyCredentials(email, password, ctx.state.requestId);
+      } catch (err) {
+        if (err instanceof UpstreamUnavailableError) {
+          deps.logger.error({ err }, 'credential check failed');
+          throw unavailable();
+        }
+        throw err;
+      }
+      if (!result.ok) {
+        const lockedNow = await deps.guard.recordFailure(email, ip);
+        deps.logger.warn({ locked: lockedNow > 0 }, 'failed sign-in');
+        await deps.audit.record(actorOf(ctx), 'sign-in-failed', [], {
+          email: attempted(email),
+          reason: 'invalid-credentials',
+        });
+        if (lockedNow > 0) {
+          await deps.audit.record(actorOf(ctx), 'lockout', [], { email: attempted(email), seconds: lockedNow });
+          throw lockedError(lockedNow);
+        }
+        throw new AppError(ERROR_CODES.invalidCredentials, 'Invalid credentials');
+      }
+      await deps.guard.recordSuccess(email);
+      await deps.audit.record(actorOf(ctx, result.user), 'sign-in');
+      await startSession(ctx, result.user);
+      deps.logger.info({ userId: result.user.id, organization: result.user.organization }, 'signed in');
+      return { user: result.user } satisfies UserResponse;
+    },
+    { before: [readJson], outer: '/api' },
+  );
 
-  router.post('/logout', async (ctx) => {
-    const user = sessionUser(ctx);
-    if (user) await deps.audit.record(actorOf(ctx, user), 'sign-out');
-    ctx.session = null; // destroyed in Redis, cookie cleared: a replayed cookie now finds nothing
-    if (user) deps.logger.info({ userId: user.id }, 'signed out');
-    ctx.body = { message: 'Successfully logged out' };
-  });
+  mountRoute(
+    router,
+    routes.session.logout,
+    async (ctx) => {
+      const user = sessionUser(ctx);
+      if (user) await deps.audit.record(actorOf(ctx, user), 'sign-out');
+      ctx.session = null; // destroyed in Redis, cookie cleared: a replayed cookie now finds nothing
+      if (user) deps.logger.info({ userId: user.id }, 'signed out');
+      return { message: 'Successfully logged out' as const };
+    },
+    { outer: '/api' },
+  );
 
-  router.get('/user', async (ctx) => {
-    const current = await refreshSessionUser(ctx, deps);
-    if (!current) throw unauthenticated('Not signed in');
-    ctx.body = { user: current } satisfies UserResponse;
-  });
+  mountRoute(
+    router,
+    routes.session.user,
+    async (ctx) => {
+      const current = await refreshSessionUser(ctx, deps);
+      if (!current) throw unauthenticated('Not signed in');
+      return { user: current } satisfies UserResponse;
+    },
+    { outer: '/api' },
+  );
 
   return router;
 }

@@ -9,5 +9,6 @@ export * from './logger.ts';
 export * from './metrics.ts';
 export * from './mongo.ts';
 export * from './record-events.ts';
+export * from './routes.ts';
 export * from './scope.ts';
 export * from './server.ts';

@@ -1,5 +1,5 @@
-import { type AdminStats, AdminStatsSchema } from '@nrad/contracts';
-import { apiRequest, OrganizationBadge, organizationName, Spin } from '@nrad/shared';
+import { type AdminStats, AdminStatsSchema, routes } from '@nrad/contracts';
+import { callApi, OrganizationBadge, organizationName, Spin } from '@nrad/shared';
 import { Card, Col, Row, Typography } from '@nrad/shared/ui';
 import { type QueryClient, useQuery } from '@tanstack/react-query';
 import { useIsAdmin } from '../access.tsx';
@@ -32,7 +32,7 @@ export function AgencyCounts() {
   const isAdmin = useIsAdmin();
   const stats = useQuery({
     queryKey: ADMIN_STATS_KEY,
-    queryFn: async () => AdminStatsSchema.parse(await apiRequest('GET', ADMIN_STATS_KEY[0])),
+    queryFn: async () => AdminStatsSchema.parse(await callApi(routes.stats.admin)),
     staleTime: 0,
     enabled: isAdmin,
   });

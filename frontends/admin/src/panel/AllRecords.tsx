@@ -1,7 +1,7 @@
-import type { AdminRecord } from '@nrad/contracts';
+import { type AdminRecord, routes } from '@nrad/contracts';
 import {
-  apiPage,
   Button,
+  callPage,
   Flex,
   formatDate,
   formatUsd,
@@ -22,9 +22,7 @@ export const EDIT_NOT_IMPLEMENTED = 'Edit functionality not yet implemented';
 
 /** One page of GET /api/admin/records (newest first): after `cursor`, or the first. */
 function recordsPage(cursor: string | undefined) {
-  const query = new URLSearchParams({ limit: String(RECORDS_PAGE_SIZE) });
-  if (cursor) query.set('cursor', cursor);
-  return apiPage<AdminRecord>('GET', `/api/admin/records?${query}`);
+  return callPage(routes.records.adminList, { query: { limit: RECORDS_PAGE_SIZE, cursor } });
 }
 
 /**

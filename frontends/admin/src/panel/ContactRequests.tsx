@@ -3,8 +3,9 @@ import {
   type ContactRequestList,
   ContactRequestListSchema,
   ContactRequestResolvedSchema,
+  routes,
 } from '@nrad/contracts';
-import { apiRequest, Button, Flex, formatDateTime, messageOf, OrganizationBadge, Tag, useToast } from '@nrad/shared';
+import { Button, callApi, Flex, formatDateTime, messageOf, OrganizationBadge, Tag, useToast } from '@nrad/shared';
 import { Card, Table, Typography } from '@nrad/shared/ui';
 import { keepPreviousData, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useState } from 'react';
@@ -15,8 +16,9 @@ import { CONTACT_REQUESTS_KEY } from '../keys.ts';
 export const CONTACT_PAGE_SIZE = 10;
 
 function inboxPage(offset: number) {
-  const query = new URLSearchParams({ limit: String(CONTACT_PAGE_SIZE), offset: String(offset) });
-  return apiRequest('GET', `${CONTACT_REQUESTS_KEY[0]}?${query}`).then((body) => ContactRequestListSchema.parse(body));
+  return callApi(routes.auth.contactRequests, { query: { limit: CONTACT_PAGE_SIZE, offset } }).then((body) =>
+    ContactRequestListSchema.parse(body),
+  );
 }
 
 /**
@@ -43,7 +45,7 @@ export function ContactRequests() {
     setResolving(request.id);
     try {
       const answer = ContactRequestResolvedSchema.parse(
-        await apiRequest('POST', `${CONTACT_REQUESTS_KEY[0]}/${request.id}/resolve`),
+        await callApi(routes.auth.resolveContactRequest, { params: { id: request.id } }),
       );
       queryClient.setQueryData<ContactRequestList>(key, (list) =>
         list

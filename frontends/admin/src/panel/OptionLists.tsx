@@ -1,5 +1,5 @@
-import type { DropdownOption, DropdownType } from '@nrad/contracts';
-import { ApiError, apiRequest, Button, Form, Input, optionsKey, useToast } from '@nrad/shared';
+import { type DropdownOption, type DropdownType, routes } from '@nrad/contracts';
+import { ApiError, Button, callApi, Form, Input, optionsKey, useToast } from '@nrad/shared';
 import { Card } from '@nrad/shared/ui';
 import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { useState } from 'react';
@@ -63,8 +63,9 @@ export function OptionLists() {
     try {
       for (const list of OPTION_LISTS) {
         try {
-          const saved = await apiRequest<DropdownOption[]>('PUT', `/api/dropdown-options/${list.type}`, {
-            values: linesOf(textOf(list.type)),
+          const saved = await callApi(routes.records.replaceOptions, {
+            params: { type: list.type },
+            body: { values: linesOf(textOf(list.type)) },
           });
           // Every screen's option list (the record forms' selects) is the new one.
           queryClient.setQueryData(optionsKey(list.type), saved);

@@ -1,8 +1,8 @@
 import { DownOutlined, UserOutlined } from '@ant-design/icons';
-import type { PublicUser } from '@nrad/contracts';
+import { type PublicUser, routes } from '@nrad/contracts';
 import {
-  apiRequest,
   Button,
+  callApi,
   Flex,
   Layout,
   OrganizationBadge,
@@ -29,7 +29,7 @@ function UserMenu({ user }: { user: PublicUser }) {
   const signOut = async () => {
     setSigningOut(true);
     try {
-      await apiRequest('POST', '/api/auth/logout');
+      await callApi(routes.session.logout);
       toast.success('Success', 'Successfully logged out');
       setTimeout(() => window.location.assign('/'), SIGN_OUT_RELOAD_MS);
     } catch {

@@ -30,4 +30,6 @@ export const REMOTE_ROUTES: readonly RemoteRoute[] = [
   { path: '/admin', remote: 'admin', module: 'Admin', title: 'Admin Panel', adminOnly: true },
   { path: '/admin/operations', remote: 'admin', module: 'Operations', title: 'Operations', adminOnly: true },
   { path: '/settings', remote: 'settings', module: 'Settings', title: 'Settings' },
+  // The API's reference, from the OpenAPI document the gateway serves (docs/adr/0019).
+  { path: '/api-reference', remote: 'settings', module: 'ApiReference', title: 'API Reference' },
 ];

@@ -1,5 +1,5 @@
-import { LoginRequestSchema, type UserResponse } from '@nrad/contracts';
-import { apiRequest, Button, Form, Input, USER_QUERY_KEY, useToast } from '@nrad/shared';
+import { LoginRequestSchema, routes } from '@nrad/contracts';
+import { Button, callApi, Form, Input, USER_QUERY_KEY, useToast } from '@nrad/shared';
 import { useQueryClient } from '@tanstack/react-query';
 import { useEffect, useRef, useState } from 'react';
 import { Link, useLocation } from 'wouter';
@@ -27,10 +27,7 @@ export function Login() {
   const submit = async (values: LoginValues) => {
     setBusy(true);
     try {
-      const answer = await apiRequest<UserResponse>('POST', '/api/auth/login', {
-        email: values.email,
-        password: values.password,
-      });
+      const answer = await callApi(routes.session.login, { body: { email: values.email, password: values.password } });
       toast.success('Success', 'Successfully logged in');
       timer.current = setTimeout(() => {
         navigate('/');

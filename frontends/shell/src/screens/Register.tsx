@@ -1,5 +1,5 @@
-import { AGENCY_CODES, ORGANIZATION_NAMES, type RegisterRequest, RegisterRequestSchema } from '@nrad/contracts';
-import { apiRequest, Button, Form, Input, Radio, useToast } from '@nrad/shared';
+import { AGENCY_CODES, ORGANIZATION_NAMES, type RegisterRequest, RegisterRequestSchema, routes } from '@nrad/contracts';
+import { Button, callApi, Form, Input, Radio, useToast } from '@nrad/shared';
 import { useState } from 'react';
 import { Link, useLocation } from 'wouter';
 import { AuthCard } from './AuthCard.tsx';
@@ -27,7 +27,7 @@ export function Register() {
   const submit = async (values: RegisterRequest) => {
     setBusy(true);
     try {
-      await apiRequest('POST', '/api/auth/register', values);
+      await callApi(routes.auth.register, { body: values });
       toast.success('Success', 'Account created successfully');
       navigate('/login');
     } catch (error) {

@@ -7,6 +7,7 @@ import {
   ObjectIdSchema,
   RegisterRequestSchema,
   type RegisterResponse,
+  routes,
   SESSION_REFRESH_HEADER,
   UpdateNameRequestSchema,
   type UserResponse,
@@ -16,6 +17,7 @@ import {
 import {
   actorOf,
   adminOf,
+  mountRoute,
   notFound,
   parse,
   requireServiceCaller,
@@ -34,7 +36,7 @@ import * as accounts from '../use-cases/accounts.ts';
 export function apiRoutes(deps: accounts.AccountDeps) {
   const router = new Router<ServiceState>({ prefix: '/api' });
 
-  router.post('/auth/register', async (ctx) => {
+  mountRoute(router, routes.auth.register, async (ctx) => {
     // Anyone the gateway vouches for may register: a visitor (anonymous) or a signed-in user.
     if (!ctx.state.identity || ctx.state.identity.kind === 'service') throw unauthenticated();
     const input = parse(RegisterRequestSchema, ctx.request.body);
@@ -44,20 +46,20 @@ export function apiRoutes(deps: accounts.AccountDeps) {
       await deps.audit.record(actorOf(ctx), 'admin', [], { what: 'register', id: user.id });
     }
     ctx.status = 201;
-    ctx.body = { message: 'Account created successfully', user } satisfies RegisterResponse;
+    return { message: 'Account created successfully', user } satisfies RegisterResponse;
   });
 
-  router.put('/auth/update-name', async (ctx) => {
+  mountRoute(router, routes.auth.updateName, async (ctx) => {
     const who = userOf(ctx.state);
     const { name } = parse(UpdateNameRequestSchema, ctx.request.body);
     const user = await accounts.updateName(deps, who, name);
     await deps.audit.record(actorOf(ctx), 'admin', [], { what: 'update-name' });
     // The gateway re-reads the user into the session, so the header and tokens show the new name.
     ctx.set(SESSION_REFRESH_HEADER, '1');
-    ctx.body = { user } satisfies UserResponse;
+    return { user } satisfies UserResponse;
   });
 
-  router.post('/contact-admin', async (ctx) => {
+  mountRoute(router, routes.auth.contactAdmin, async (ctx) => {
     const who = userOf(ctx.state);
     const input = parse(ContactAdminRequestSchema, ctx.request.body);
     const request = await accounts.contactAdmin(deps, who, input);
@@ -68,18 +70,18 @@ export function apiRoutes(deps: accounts.AccountDeps) {
     } satisfies ContactAdminResponse;
   });
 
-  router.get('/admin/contact-requests', async (ctx) => {
+  mountRoute(router, routes.auth.contactRequests, async (ctx) => {
     adminOf(ctx.state);
     const inbox = await accounts.contactRequestInbox(deps, ctx.query);
     await deps.audit.record(actorOf(ctx), 'admin', [], { what: 'contact-requests.list' });
-    ctx.body = inbox satisfies ContactRequestList;
+    return inbox satisfies ContactRequestList;
   });
 
-  router.post('/admin/contact-requests/:id/resolve', async (ctx) => {
+  mountRoute(router, routes.auth.resolveContactRequest, async (ctx) => {
     const admin = adminOf(ctx.state);
-    const request = await accounts.resolveContactRequest(deps, admin, ctx.params.id ?? '');
+    const request = await accounts.resolveContactRequest(deps, admin, ctx.params.id);
     await deps.audit.record(actorOf(ctx), 'admin', [], { what: 'contact-request.resolve', id: request.id });
-    ctx.body = { request } satisfies ContactRequestResolved;
+    return { request } satisfies ContactRequestResolved;
   });
 
   return router;
@@ -90,16 +92,16 @@ export function internalRoutes(deps: accounts.AccountDeps) {
   const router = new Router<ServiceState>({ prefix: '/internal' });
   router.use(requireServiceCaller());
 
-  router.post('/credentials/verify', async (ctx) => {
+  mountRoute(router, routes.auth.verifyCredentials, async (ctx) => {
     const input = parse(VerifyCredentialsRequestSchema, ctx.request.body);
-    ctx.body = (await accounts.verifyCredentials(deps, input)) satisfies VerifyCredentialsResponse;
+    return (await accounts.verifyCredentials(deps, input)) satisfies VerifyCredentialsResponse;
   });
 
-  router.get('/users/:id', async (ctx) => {
+  mountRoute(router, routes.auth.userById, async (ctx) => {
     const id = ObjectIdSchema.safeParse(ctx.params.id);
     const user = id.success ? await deps.users.findById(id.data) : null;
     if (!user) throw notFound('User not found');
-    ctx.body = { user } satisfies UserResponse;
+    return { user } satisfies UserResponse;
   });
 
   return router;

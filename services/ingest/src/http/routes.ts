@@ -1,6 +1,6 @@
 import Router from '@koa/router';
-import { type BatchUploadAccepted, type BatchUploadResult, ERROR_CODES, type IngestJob } from '@nrad/contracts';
-import { AppError, actorOf, type ServiceState, userOf } from '@nrad/service-kit';
+import { type BatchUploadAccepted, type BatchUploadResult, ERROR_CODES, type IngestJob, routes } from '@nrad/contracts';
+import { AppError, actorOf, mountRoute, type ServiceState, userOf } from '@nrad/service-kit';
 import { buildTemplate, TEMPLATE_FILE_NAME, UploadRefused } from '../domain/index.ts';
 import * as uploads from '../use-cases/uploads.ts';
 import { readSingleFile } from './multipart.ts';
@@ -28,7 +28,7 @@ function asAppError(err: unknown): unknown {
 export function apiRoutes(deps: uploads.IngestDeps) {
   const router = new Router<ServiceState>({ prefix: '/api' });
 
-  router.post('/records/batch-upload', async (ctx) => {
+  mountRoute(router, routes.ingest.upload, async (ctx) => {
     const user = userOf(ctx.state);
     const maxBytes = deps.config.INGEST_MAX_FILE_MB * MB;
     let uploadId: string;
@@ -46,14 +46,14 @@ export function apiRoutes(deps: uploads.IngestDeps) {
     }
     ctx.status = 202;
     ctx.set('Location', `/api/ingest/jobs/${uploadId}`);
-    ctx.body = { jobId: uploadId } satisfies BatchUploadAccepted;
+    return { jobId: uploadId } satisfies BatchUploadAccepted;
   });
 
-  router.get('/ingest/jobs/:jobId', async (ctx) => {
-    ctx.body = (await uploads.jobOf(deps, userOf(ctx.state), ctx.params.jobId ?? '', actorOf(ctx))) satisfies IngestJob;
+  mountRoute(router, routes.ingest.job, async (ctx) => {
+    return (await uploads.jobOf(deps, userOf(ctx.state), ctx.params.jobId, actorOf(ctx))) satisfies IngestJob;
   });
 
-  router.get('/records/template', async (ctx) => {
+  mountRoute(router, routes.ingest.template, async (ctx) => {
     const user = userOf(ctx.state);
     const [sources, countries] = await Promise.all([
       deps.records.options(user, 'source'),

@@ -2,8 +2,8 @@ import { createBullBoard } from '@bull-board/api';
 import { BullMQAdapter } from '@bull-board/api/bullMQAdapter';
 import { KoaAdapter } from '@bull-board/koa';
 import Router from '@koa/router';
-import { ERROR_CODES, type Operations, QUEUES_BOARD_PATH } from '@nrad/contracts';
-import { AppError, type AuditTrail, actorOf, adminOf, type ServiceState } from '@nrad/service-kit';
+import { ERROR_CODES, type Operations, QUEUES_BOARD_PATH, routes } from '@nrad/contracts';
+import { AppError, type AuditTrail, actorOf, adminOf, mountRoute, type ServiceState } from '@nrad/service-kit';
 import type { Middleware } from 'koa';
 import type { QueueWatch } from '../data/queues.ts';
 import { type OperationsDeps, operations } from '../use-cases/operations.ts';
@@ -11,11 +11,11 @@ import { type OperationsDeps, operations } from '../use-cases/operations.ts';
 /** `GET /api/admin/operations`, ADMIN only; each read is recorded in the audit trail (`admin`). */
 export function apiRoutes(deps: OperationsDeps & { audit: Pick<AuditTrail, 'record'> }) {
   const router = new Router<ServiceState>({ prefix: '/api' });
-  router.get('/admin/operations', async (ctx) => {
+  mountRoute(router, routes.ops.operations, async (ctx) => {
     adminOf(ctx.state);
     const answer = await operations(deps);
     await deps.audit.record(actorOf(ctx), 'admin', [], { what: 'operations' });
-    ctx.body = answer satisfies Operations;
+    return answer satisfies Operations;
   });
   return router;
 }

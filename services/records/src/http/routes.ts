@@ -7,12 +7,14 @@ import {
   RecordImportPlanRequestSchema,
   RecordImportRequestSchema,
   type RecordImportResponse,
+  routes,
   TOTAL_COUNT_HEADER,
 } from '@nrad/contracts';
 import {
   type AuditActor,
   actorOf,
   adminOf,
+  mountRoute,
   parse,
   requireServiceCaller,
   type ServiceState,
@@ -88,60 +90,53 @@ export function apiRoutes(deps: records.RecordDeps & { dropdowns: DropdownReposi
     }
   });
 
-  router.get('/records', async (ctx) => {
+  mountRoute(router, routes.records.list, async (ctx) => {
     const page = paging(ctx);
     const found = await records.listRecords(deps, userOf(ctx.state), page);
     await auditPage(deps, actorOf(ctx), found, 'active');
     sendPage(ctx, found, page.limit);
   });
 
-  router.post('/records', async (ctx) => {
+  mountRoute(router, routes.records.create, async (ctx) => {
     const record = await records.createRecord(deps, userOf(ctx.state), actorOf(ctx), ctx.request.body);
     ctx.set('Location', `/api/records/${record.id}`);
     sendRecord(ctx, record, 201);
   });
 
-  router.get('/records/deleted', async (ctx) => {
+  mountRoute(router, routes.records.deleted, async (ctx) => {
     const page = paging(ctx);
     const found = await records.listDeletedRecords(deps, userOf(ctx.state), page);
     await auditPage(deps, actorOf(ctx), found, 'deleted');
     sendPage(ctx, found, page.limit);
   });
 
-  router.post('/records/search', async (ctx) => {
+  mountRoute(router, routes.records.search, async (ctx) => {
     const page = paging(ctx);
     const found = await records.searchRecords(deps, userOf(ctx.state), actorOf(ctx), ctx.request.body, page);
     sendPage(ctx, found, page.limit);
   });
 
-  router.get('/records/:id', async (ctx) => {
+  mountRoute(router, routes.records.get, async (ctx) => {
     const user = userOf(ctx.state);
-    sendRecord(ctx, await records.getRecord(deps, user, actorOf(ctx), ctx.params.id ?? '', purposeOf(ctx)));
+    sendRecord(ctx, await records.getRecord(deps, user, actorOf(ctx), ctx.params.id, purposeOf(ctx)));
   });
 
-  router.put('/records/:id', async (ctx) => {
+  mountRoute(router, routes.records.update, async (ctx) => {
     const user = userOf(ctx.state);
     const ifMatch = ctx.get('If-Match') || undefined;
-    const updated = await records.updateRecord(
-      deps,
-      user,
-      actorOf(ctx),
-      ctx.params.id ?? '',
-      ctx.request.body,
-      ifMatch,
-    );
+    const updated = await records.updateRecord(deps, user, actorOf(ctx), ctx.params.id, ctx.request.body, ifMatch);
     sendRecord(ctx, updated);
   });
 
-  router.delete('/records/:id', async (ctx) => {
-    sendRecord(ctx, await records.deleteRecord(deps, userOf(ctx.state), actorOf(ctx), ctx.params.id ?? ''));
+  mountRoute(router, routes.records.delete, async (ctx) => {
+    sendRecord(ctx, await records.deleteRecord(deps, userOf(ctx.state), actorOf(ctx), ctx.params.id));
   });
 
-  router.post('/records/:id/restore', async (ctx) => {
-    sendRecord(ctx, await records.restoreRecord(deps, userOf(ctx.state), actorOf(ctx), ctx.params.id ?? ''));
+  mountRoute(router, routes.records.restore, async (ctx) => {
+    sendRecord(ctx, await records.restoreRecord(deps, userOf(ctx.state), actorOf(ctx), ctx.params.id));
   });
 
-  router.get('/admin/records', async (ctx) => {
+  mountRoute(router, routes.records.adminList, async (ctx) => {
     const everyAgency = scopeOf(adminOf(ctx.state));
     const page = paging(ctx);
     const found = await records.listAllRecords(deps, everyAgency, page);
@@ -149,15 +144,16 @@ export function apiRoutes(deps: records.RecordDeps & { dropdowns: DropdownReposi
     sendPage(ctx, found, page.limit);
   });
 
-  router.get('/dropdown-options/:type', async (ctx) => {
+  mountRoute(router, routes.records.options, async (ctx) => {
     userOf(ctx.state);
-    ctx.body = await dropdowns.listOptions(deps.dropdowns, ctx.params.type ?? '');
+    return await dropdowns.listOptions(deps.dropdowns, ctx.params.type);
   });
 
-  router.put('/dropdown-options/:type', async (ctx) => {
+  mountRoute(router, routes.records.replaceOptions, async (ctx) => {
     const admin = adminOf(ctx.state);
-    const type = ctx.params.type ?? '';
-    ctx.body = await dropdowns.replaceOptions(deps.dropdowns, admin, type, ctx.request.body);
+    const type = ctx.params.type;
+    const saved = await dropdowns.replaceOptions(deps.dropdowns, admin, type, ctx.request.body);
+    ctx.body = saved;
     // After the change (the option lists have no outbox): a crash in between loses this event only.
     await deps.audit.record(actorOf(ctx), 'options.update', [], { list: type });
   });
@@ -178,7 +174,7 @@ export function internalRoutes(deps: records.RecordDeps) {
   const router = new Router<ServiceState>({ prefix: '/internal' });
   router.use(requireServiceCaller());
 
-  router.post('/records/import', async (ctx) => {
+  mountRoute(router, routes.records.import, async (ctx) => {
     const { owner, items } = parse(RecordImportRequestSchema, ctx.request.body);
     // The uploader is the actor; the ingest worker's request carries the upload's request id.
     const actor: AuditActor = {
@@ -187,10 +183,10 @@ export function internalRoutes(deps: records.RecordDeps) {
       requestId: ctx.state.requestId,
       clientAddress: null,
     };
-    ctx.body = { results: await importRecords(deps, { owner, items, actor }) } satisfies RecordImportResponse;
+    return { results: await importRecords(deps, { owner, items, actor }) } satisfies RecordImportResponse;
   });
 
-  router.post('/records/import-plan', async (ctx) => {
+  mountRoute(router, routes.records.importPlan, async (ctx) => {
     const { owner, uploadId, rows } = parse(RecordImportPlanRequestSchema, ctx.request.body);
     const actor: AuditActor = {
       userId: owner.userId,
@@ -198,7 +194,7 @@ export function internalRoutes(deps: records.RecordDeps) {
       requestId: ctx.state.requestId,
       clientAddress: null,
     };
-    ctx.body = (await planImport(deps, { owner, uploadId, rows, actor })) satisfies RecordImportPlan;
+    return (await planImport(deps, { owner, uploadId, rows, actor })) satisfies RecordImportPlan;
   });
 
   return router;

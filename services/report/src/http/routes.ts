@@ -1,6 +1,6 @@
 import Router from '@koa/router';
-import { ERROR_CODES, type ReportAccepted } from '@nrad/contracts';
-import { AppError, actorOf, type ServiceState, userOf } from '@nrad/service-kit';
+import { ERROR_CODES, type ReportAccepted, routes } from '@nrad/contracts';
+import { AppError, actorOf, mountRoute, type ServiceState, userOf } from '@nrad/service-kit';
 import * as reports from '../use-cases/reports.ts';
 
 /**
@@ -10,7 +10,7 @@ import * as reports from '../use-cases/reports.ts';
 export function apiRoutes(deps: reports.ReportDeps) {
   const router = new Router<ServiceState>({ prefix: '/api' });
 
-  router.post('/generate-report', async (ctx) => {
+  mountRoute(router, routes.report.generate, async (ctx) => {
     const user = userOf(ctx.state);
     const jobId = await reports.requestReport(deps, user, ctx.request.body, actorOf(ctx));
     const wait = ctx.query.async === '1' ? 0 : deps.config.REPORT_WAIT_SECONDS * 1000;
@@ -29,23 +29,23 @@ export function apiRoutes(deps: reports.ReportDeps) {
     }
     ctx.status = 202;
     ctx.set('Location', `/api/reports/jobs/${jobId}`);
-    ctx.body = { jobId } satisfies ReportAccepted;
+    return { jobId } satisfies ReportAccepted;
   });
 
-  router.get('/reports/jobs/:jobId', async (ctx) => {
-    ctx.body = await reports.jobOf(deps, userOf(ctx.state), ctx.params.jobId ?? '', actorOf(ctx));
+  mountRoute(router, routes.report.job, async (ctx) => {
+    return await reports.jobOf(deps, userOf(ctx.state), ctx.params.jobId, actorOf(ctx));
   });
 
-  router.get('/reports', async (ctx) => {
-    ctx.body = await reports.listReports(deps, userOf(ctx.state), ctx.query);
+  mountRoute(router, routes.report.list, async (ctx) => {
+    return await reports.listReports(deps, userOf(ctx.state), ctx.query);
   });
 
-  router.get('/reports/:id', async (ctx) => {
-    ctx.body = await reports.getReport(deps, userOf(ctx.state), ctx.params.id ?? '', actorOf(ctx), 'read');
+  mountRoute(router, routes.report.get, async (ctx) => {
+    return await reports.getReport(deps, userOf(ctx.state), ctx.params.id, actorOf(ctx), 'read');
   });
 
-  router.get('/reports/:id/markdown', async (ctx) => {
-    const report = await reports.getReport(deps, userOf(ctx.state), ctx.params.id ?? '', actorOf(ctx), 'markdown');
+  mountRoute(router, routes.report.markdown, async (ctx) => {
+    const report = await reports.getReport(deps, userOf(ctx.state), ctx.params.id, actorOf(ctx), 'markdown');
     ctx.set('Content-Type', 'text/markdown; charset=utf-8');
     ctx.set('Content-Disposition', `attachment; filename="${reports.markdownFileName(report)}"`);
     ctx.set('Cache-Control', 'no-store');

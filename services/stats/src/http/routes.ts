@@ -1,5 +1,6 @@
 import Router from '@koa/router';
-import { actorOf, adminOf, type ServiceState, scopeOf, userOf } from '@nrad/service-kit';
+import { routes } from '@nrad/contracts';
+import { actorOf, adminOf, mountRoute, type ServiceState, scopeOf, userOf } from '@nrad/service-kit';
 import * as stats from '../use-cases/stats.ts';
 
 /**
@@ -10,22 +11,22 @@ import * as stats from '../use-cases/stats.ts';
 export function apiRoutes(deps: stats.StatsDeps) {
   const router = new Router<ServiceState>({ prefix: '/api' });
 
-  router.get('/stats', (ctx) => {
-    ctx.body = stats.dashboardStats(deps, userOf(ctx.state));
+  mountRoute(router, routes.stats.dashboard, (ctx) => {
+    return stats.dashboardStats(deps, userOf(ctx.state));
   });
 
-  router.get('/stats/countries', (ctx) => {
-    ctx.body = stats.countryStats(deps, userOf(ctx.state));
+  mountRoute(router, routes.stats.countries, (ctx) => {
+    return stats.countryStats(deps, userOf(ctx.state));
   });
 
-  router.get('/stats/breakdown', (ctx) => {
-    ctx.body = stats.breakdown(deps, userOf(ctx.state));
+  mountRoute(router, routes.stats.breakdown, (ctx) => {
+    return stats.breakdown(deps, userOf(ctx.state));
   });
 
-  router.get('/admin/stats', async (ctx) => {
+  mountRoute(router, routes.stats.admin, async (ctx) => {
     const counts = stats.adminStats(deps, scopeOf(adminOf(ctx.state)));
     await deps.audit.record(actorOf(ctx), 'admin', [], { what: 'admin-stats' });
-    ctx.body = counts;
+    return counts;
   });
 
   return router;

@@ -1,0 +1,11 @@
+import { routesOwnedBy } from '@nrad/contracts';
+import { declaredRoutes, mountedRoutes } from '@nrad/service-kit';
+import { describe, expect, it } from 'vitest';
+import { apiRoutes, internalRoutes } from '../src/http/routes.ts';
+
+describe('the auth service routes (docs/adr/0019)', () => {
+  it('mount each declared route once, and nothing undeclared', () => {
+    const mounted = mountedRoutes(apiRoutes({} as never), internalRoutes({} as never));
+    expect(mounted.sort()).toEqual(declaredRoutes(routesOwnedBy('auth')).sort());
+  });
+});
