@@ -39,7 +39,7 @@ function filesUnder(dir: string): string[] {
 const PROGRAM_SOURCES = ['main.go', 'go.mod', 'go.sum'].map((f) => path.join(FERRETDB_SOURCE_DIR, f));
 
 /** What our build reads: a change to any of these makes the binary stale. */
-function buildSources(): string[] {
+export function buildSources(): string[] {
   return [
     ...PROGRAM_SOURCES,
     path.join(FERRETDB_SOURCE_DIR, 'patches.json'),

@@ -1,5 +1,9 @@
-import { writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { buildSources, ferretdbSourcesDigest } from '../src/ferretdb.ts';
+import { FERRETDB_SOURCE_DIR, REPO_ROOT } from '../src/paths.ts';
 import {
   type Comparison,
   compareReads,
@@ -24,13 +28,50 @@ const SEED = Number(process.env.NRAD_DIFF_SEED ?? 20261123);
 const DOCS = 100;
 const FILTERS = 60;
 
+/**
+ * What this comparison depends on: our build's sources (infra/ferretdb), how it is built
+ * (infra/src/ferretdb.ts), this file and the comparison's own (differential/), the MongoDB driver
+ * and the seed. While none changes, the comparison — deterministic for them — is not repeated
+ * (about three minutes on 2 cores): each test checks instead that it passed on exactly these
+ * inputs (infra/ferretdb/differential.json, committed; ADR 0021). Any change runs it again, in CI
+ * too, and a whole pass rewrites the record, to be committed with the change.
+ * `NRAD_FERRETDB_DIFFERENTIAL=always`, or another `NRAD_DIFF_SEED`, runs it regardless.
+ */
+const HERE = path.dirname(fileURLToPath(import.meta.url));
+const RECORD = path.join(FERRETDB_SOURCE_DIR, 'differential.json');
+const lock = JSON.parse(readFileSync(path.join(REPO_ROOT, 'package-lock.json'), 'utf8')) as {
+  packages: Record<string, { version?: string }>;
+};
+const inputs = [
+  ferretdbSourcesDigest([
+    ...buildSources(),
+    path.join(REPO_ROOT, 'infra', 'src', 'ferretdb.ts'),
+    fileURLToPath(import.meta.url),
+    path.join(HERE, 'differential', 'cases.ts'),
+    path.join(HERE, 'differential', 'compare.ts'),
+  ]),
+  `mongodb ${lock.packages['node_modules/mongodb']?.version}`,
+  `seed ${SEED}`,
+].join(' ');
+
+interface DifferentialRecord {
+  inputs: string;
+  /** Each test's operations compared so far and differences found, when it passed. */
+  tests: Record<string, { compared: number; differences: number }>;
+  passedAt: string;
+}
+const record = existsSync(RECORD) ? (JSON.parse(readFileSync(RECORD, 'utf8')) as DifferentialRecord) : undefined;
+const again =
+  process.env.NRAD_FERRETDB_DIFFERENTIAL === 'always' ||
+  process.env.NRAD_DIFF_SEED !== undefined ||
+  record?.inputs !== inputs;
+
 describe('our FerretDB build answers exactly as the unpatched module', () => {
   let cmp: Comparison;
-
-  beforeAll(async () => {
-    cmp = await startComparison(SEED, DOCS);
-  }, 300_000);
-  afterAll(() => cmp?.cleanup());
+  const passed: DifferentialRecord['tests'] = {};
+  const checks: Array<[string, () => Promise<void>]> = [];
+  /** A check of the comparison (run as a test below, or its record checked). */
+  const check = (name: string, run: () => Promise<void>) => checks.push([name, run]);
 
   const expectNoDifferences = () => {
     const { found, compared } = cmp.differences;
@@ -39,7 +80,7 @@ describe('our FerretDB build answers exactly as the unpatched module', () => {
     expect(found.slice(0, 5).join('\n\n'), `${found.length} differences in ${compared} operations`).toBe('');
   };
 
-  it('reads alike', async () => {
+  check('reads alike', async () => {
     await compareReads(cmp, cmp.patched, cmp.upstream, FILTERS, 0.6);
     expectNoDifferences();
     // the invalid filters failed on both, alike
@@ -52,14 +93,14 @@ describe('our FerretDB build answers exactly as the unpatched module', () => {
     for (const kind of ['elements', 'sorted', 'limited', 'counted', 'rangeOrPrefix'] as const) {
       expect(plans[kind], kind).toBeGreaterThan(5);
     }
-  }, 300_000);
+  });
 
-  it('writes through filters alike', async () => {
+  check('writes through filters alike', async () => {
     await compareWrites(cmp, FILTERS / 2);
     expectNoDifferences();
-  }, 300_000);
+  });
 
-  it('reads alike after a restart, the planning thresholds lowered so that every plan is taken', async () => {
+  check('reads alike after a restart, the planning thresholds lowered so that every plan is taken', async () => {
     // A hundred documents never reach the thresholds that choose where a query starts and which
     // conditions are read from each row (nradProbeCap, nradDriveMax): lowered from here on, the
     // comparison goes through those plans too (the servers inherit the environment at start).
@@ -73,20 +114,45 @@ describe('our FerretDB build answers exactly as the unpatched module', () => {
     for (const kind of ['driven', 'walked', 'onDocument'] as const) {
       expect(plans[kind] - before[kind], `${kind}: ${JSON.stringify(plans)}`).toBeGreaterThan(3);
     }
-  }, 300_000);
+  });
 
-  it('reads alike after writes that widen the stored kinds, and after another restart', async () => {
+  check('reads alike after writes that widen the stored kinds, and after another restart', async () => {
     await widenKinds(cmp);
     await compareReads(cmp, cmp.patched, cmp.upstream, FILTERS / 3, 0.12);
     await restart(cmp);
     await compareReads(cmp, cmp.patched, cmp.upstream, FILTERS / 3, 0.12);
     await compareWrites(cmp, FILTERS / 4);
     expectNoDifferences();
-  }, 300_000);
+  });
 
-  it('reads alike on data the unpatched module wrote (kinds learned from the stored documents)', async () => {
+  check('reads alike on data the unpatched module wrote (kinds learned from the stored documents)', async () => {
     const learned = await startLearned(cmp);
     await compareReads(cmp, learned, cmp.upstream, FILTERS / 2, 0.25);
     expectNoDifferences();
+  });
+
+  // One test per check, never a skipped one: the comparison is run, or its record is checked.
+  if (!again) {
+    for (const [name] of checks)
+      it(name, () => {
+        expect(record?.inputs).toBe(inputs);
+        expect(record?.tests[name]?.compared).toBeGreaterThan(0);
+        expect(record?.tests[name]?.differences).toBe(0);
+      });
+    return;
+  }
+  beforeAll(async () => {
+    cmp = await startComparison(SEED, DOCS);
   }, 300_000);
+  afterAll(() => cmp?.cleanup());
+  for (const [name, run] of checks)
+    it(name, async () => {
+      await run();
+      passed[name] = { compared: cmp.differences.compared, differences: cmp.differences.found.length };
+    }, 300_000);
+  afterAll(() => {
+    if (Object.keys(passed).length !== checks.length) return;
+    const done: DifferentialRecord = { inputs, tests: passed, passedAt: new Date().toISOString() };
+    writeFileSync(RECORD, `${JSON.stringify(done, null, 2)}\n`);
+  });
 });
