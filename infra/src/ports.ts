@@ -1,16 +1,53 @@
+import { readFileSync } from 'node:fs';
 import net from 'node:net';
 
-/** A TCP port on 127.0.0.1 that nothing listens on right now. */
-export function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
+/**
+ * The first port the system hands out by itself — to `listen(0)` and to every outgoing
+ * connection — on Linux (32768 by default), else 49152 (IANA's dynamic range).
+ */
+function ephemeralLow(): number {
+  try {
+    const low = Number(readFileSync('/proc/sys/net/ipv4/ip_local_port_range', 'utf8').trim().split(/\s+/)[0]);
+    if (Number.isInteger(low) && low > 0) return low;
+  } catch {
+    // not Linux
+  }
+  return 49152;
+}
+
+/** Whether a port on 127.0.0.1 can be listened on right now (tried, then released). */
+function tryPort(port: number): Promise<number | undefined> {
+  return new Promise((resolve) => {
     const server = net.createServer();
     server.unref();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as net.AddressInfo;
-      server.close(() => resolve(port));
+    server.once('error', () => resolve(undefined));
+    server.listen(port, '127.0.0.1', () => {
+      const bound = (server.address() as net.AddressInfo).port;
+      server.close(() => resolve(bound));
     });
   });
+}
+
+const BAND_LOW = 10_000;
+
+/**
+ * A TCP port on 127.0.0.1 that nothing listens on right now, for a server this process starts
+ * a moment later. Drawn at random below the system's ephemeral range: a port `listen(0)` had
+ * handed out was often taken by an outgoing connection of another test (every client socket gets
+ * one of those) in the second before the child server bound it — `EADDRINUSE` in a whole-system
+ * suite beside the others (ADR 0021). Falls back to `listen(0)` where there is no such band.
+ */
+export async function freePort(): Promise<number> {
+  const high = ephemeralLow();
+  if (high - BAND_LOW >= 1000) {
+    for (let attempt = 0; attempt < 50; attempt++) {
+      const port = await tryPort(BAND_LOW + Math.floor(Math.random() * (high - BAND_LOW)));
+      if (port !== undefined) return port;
+    }
+  }
+  const port = await tryPort(0);
+  if (port === undefined) throw new Error('no free TCP port on 127.0.0.1');
+  return port;
 }
 
 /** Whether something accepts connections on host:port. */
