@@ -10,10 +10,29 @@ const shared = {
   hookTimeout: 90_000,
   teardownTimeout: 30_000,
   pool: 'forks' as const,
+  // expect.poll's own default (1 s) is shorter than a screen takes to load on a busy 2-core machine
+  // (a whole-system suite beside another): a poll still fails when its value never comes.
+  expect: { poll: { timeout: 15_000 } },
 };
+// Stops what a test file started, whether it was started at the top of the file or in a hook
+// (infra/src/harness/file-cleanup.ts).
+const fileCleanup = fileURLToPath(new URL('./infra/src/harness/file-cleanup-hook.ts', import.meta.url));
 const project = (name: string, root: string) => ({
-  test: { ...shared, name, root, include: ['src/**/*.test.ts', 'scripts/**/*.test.ts', 'test/**/*.test.ts'] },
+  test: {
+    ...shared,
+    name,
+    root,
+    include: ['src/**/*.test.ts', 'scripts/**/*.test.ts', 'test/**/*.test.ts'],
+    setupFiles: [fileCleanup],
+  },
 });
+/**
+ * A project whose files share a worker process, one after another (`isolate: false`): a package's
+ * modules are loaded and compiled once per worker, not once per file (ADR 0021). Each file still
+ * starts its servers in a namespace of its own and stops them after itself (file-cleanup.ts); no
+ * test file of these mocks a module or changes the process's environment.
+ */
+const grouped = (name: string, root: string) => ({ test: { ...project(name, root).test, isolate: false } });
 // Screens and browser code: components in happy-dom (the services they call run in a process of
 // their own, see gateway/test/spawn-stack.ts), with Testing Library's matchers.
 const screens = (name: string, root: string) => ({
@@ -26,6 +45,26 @@ const screens = (name: string, root: string) => ({
     setupFiles: [fileURLToPath(new URL('./frontends/shared/test/setup.ts', import.meta.url))],
   },
 });
+
+/**
+ * The edit–test loop's tier (`npm run test:fast`, infra/src/cli/test.ts): the unit and service
+ * tests, which need no build, no browser and no whole system.
+ */
+const FAST = [
+  grouped('contracts', './contracts'),
+  grouped('matching', './matching'),
+  grouped('kit', './services/kit'),
+  grouped('auth', './services/auth'),
+  grouped('records', './services/records'),
+  grouped('linking', './services/linking'),
+  grouped('stats', './services/stats'),
+  grouped('ingest', './services/ingest'),
+  grouped('report', './services/report'),
+  grouped('ops', './services/ops'),
+  grouped('audit', './services/audit'),
+  grouped('gateway', './gateway'),
+];
+export const FAST_PROJECTS = FAST.map((p) => p.test.name);
 
 /**
  * Two test files at once (Vitest's default on two cores is one: cores − 1): most of a file's time
@@ -43,21 +82,19 @@ export default defineConfig({
     sequence: { sequencer: LongestFirstSequencer },
     globalSetup: [fileURLToPath(new URL('./infra/src/harness/global-setup.ts', import.meta.url))],
     projects: [
-      project('contracts', './contracts'),
-      project('matching', './matching'),
+      ...FAST,
       project('infra', './infra'),
-      project('kit', './services/kit'),
-      project('auth', './services/auth'),
-      project('records', './services/records'),
-      project('linking', './services/linking'),
-      project('stats', './services/stats'),
-      project('ingest', './services/ingest'),
-      project('report', './services/report'),
-      project('ops', './services/ops'),
-      project('audit', './services/audit'),
-      project('gateway', './gateway'),
-      // Whole journeys in a real browser: minutes are allowed, not 30 seconds.
-      { test: { ...project('e2e', './frontends/e2e').test, testTimeout: 120_000 } },
+      // Whole journeys in a real browser: minutes are allowed, not 30 seconds. Their files share a
+      // worker (not isolated): the services' modules and Chromium are loaded once per worker, and
+      // each file starts its stack in a namespace of its own (frontends/e2e/test/web-stack.ts).
+      {
+        test: {
+          ...project('e2e', './frontends/e2e').test,
+          testTimeout: 120_000,
+          isolate: false,
+          setupFiles: [fileCleanup, fileURLToPath(new URL('./frontends/e2e/test/setup.ts', import.meta.url))],
+        },
+      },
       screens('shared', './frontends/shared'),
       screens('shell', './frontends/shell'),
       screens('settings', './frontends/settings'),

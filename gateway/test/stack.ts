@@ -1,6 +1,5 @@
-import { testNamespace } from '@nrad/infra/harness';
+import { deferCleanup, testNamespace } from '@nrad/infra/harness';
 import request from 'supertest';
-import { afterAll } from 'vitest';
 
 import { createAuthStack } from './auth-stack.ts';
 
@@ -9,11 +8,11 @@ export { ADMIN, createAuthStack, IDENTITY_SECRET } from './auth-stack.ts';
 /**
  * Real auth, records, linking, stats, ingest, report, audit and ops services on real ports (FerretDB, NATS JetStream behind them) and gateways
  * in front of them on real Redis, all in this test file's namespace; everything is closed after
- * the file.
+ * the file (deferCleanup: it is called in a beforeAll).
  */
 export async function startAuthStack() {
   const stack = await createAuthStack(testNamespace());
-  afterAll(() => stack.close());
+  deferCleanup(() => stack.close());
   return stack;
 }
 

@@ -98,8 +98,9 @@ describe('Admin Panel', () => {
     renderAdmin();
     const sourceBox = await screen.findByLabelText('Source of Record Options');
     const countryBox = screen.getByLabelText('Country Options');
+    // Each list comes from a request of its own: either may be shown first.
     await waitFor(() => expect(sourceBox).toHaveValue(source.join('\n')));
-    expect(countryBox).toHaveValue(country.join('\n'));
+    await waitFor(() => expect(countryBox).toHaveValue(country.join('\n')));
 
     await user.type(sourceBox, '{Enter}{Enter}   {Enter}  Admin Tip Line  {Enter}');
     await user.type(countryBox, '{Enter}Atlantis{Enter}{Enter}');

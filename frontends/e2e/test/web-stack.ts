@@ -2,6 +2,11 @@
  * The real system for screen tests: auth, records, linking and stats services on real ports (FerretDB,
  * NATS, Redis behind them, as in the gateway's tests), a gateway listening on a real port that
  * serves the built frontends, and Debian's Chromium driven by playwright-core.
+ *
+ * Once per group (ADR 0021): the journeys' files share a worker process (the e2e project is not
+ * isolated), so the services' modules are loaded and Chromium is started once per worker; each file
+ * still gets a stack of its own in a namespace of its own, and browser contexts of its own, stopped
+ * after the file (deferCleanup).
  */
 import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
@@ -9,8 +14,9 @@ import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { ADMIN, startAuthStack } from '@nrad/gateway/test-stack';
 import { chromiumPath, REPO_ROOT } from '@nrad/infra';
+import { deferCleanup } from '@nrad/infra/harness';
 import { type Browser, type BrowserContext, chromium, type Page } from 'playwright-core';
-import { afterAll, beforeEach } from 'vitest';
+import { beforeEach } from 'vitest';
 
 export const FRONTENDS_DIR = path.join(REPO_ROOT, 'frontends');
 export const SCREENSHOTS_DIR = path.join(FRONTENDS_DIR, 'e2e', 'screenshots');
@@ -42,35 +48,49 @@ async function listenOn(handler: Parameters<typeof createServer>[1]): Promise<{ 
   return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, server };
 }
 
-/** Starts everything once for a test file; all of it is closed after the file. */
+let sharedBrowser: Promise<Browser> | undefined;
+
+/** This worker's Chromium, started by the first file that needs it and used by the next ones. */
+function browserOfWorker(): Promise<Browser> {
+  sharedBrowser ??= chromium
+    .launch({
+      executablePath: chromiumPath(),
+      args: [
+        '--no-sandbox',
+        '--disable-gpu',
+        '--disable-dev-shm-usage',
+        '--disable-background-networking',
+        '--disable-component-update',
+        '--disable-sync',
+        '--no-first-run',
+      ],
+    })
+    .then((browser) => {
+      // Playwright stops it when the worker exits; a crashed one is started again by the next file.
+      browser.on('disconnected', () => {
+        sharedBrowser = undefined;
+      });
+      return browser;
+    });
+  return sharedBrowser;
+}
+
+/** Starts this test file's stack; it is stopped, and the file's browser contexts closed, after the file. */
 export async function startWebStack(): Promise<WebStack> {
   requireBuilt();
   mkdirSync(SCREENSHOTS_DIR, { recursive: true });
   const stack = await startAuthStack();
-  const servers: Server[] = [];
   const gateway = async (overrides: Record<string, string>) => {
     const { server } = stack.gateway({ FRONTENDS_DIR, TRUST_PROXY: 'false', ...overrides });
     const listening = await listenOn(server);
-    servers.push(listening.server);
+    deferCleanup(async () => {
+      listening.server.closeAllConnections();
+      await new Promise((resolve) => listening.server.close(resolve));
+    });
     return listening.url;
   };
   const url = await gateway({});
-  const browser: Browser = await chromium.launch({
-    executablePath: chromiumPath(),
-    args: [
-      '--no-sandbox',
-      '--disable-gpu',
-      '--disable-dev-shm-usage',
-      '--disable-background-networking',
-      '--disable-component-update',
-      '--disable-sync',
-      '--no-first-run',
-    ],
-  });
-  afterAll(async () => {
-    await browser.close();
-    for (const s of servers) await new Promise((resolve) => s.close(resolve));
-  });
+  const browser = await browserOfWorker();
   return {
     url,
     stack,
@@ -81,6 +101,10 @@ export async function startWebStack(): Promise<WebStack> {
         viewport: { width: 1280, height: 800 },
         ...(options.timezoneId ? { timezoneId: options.timezoneId } : {}),
       });
+      // A test's pages are closed when it ends (an open page keeps rendering, and the next tests
+      // wait for the CPU it takes); a file's own (opened in its beforeAll) after the file.
+      if (testContexts) testContexts.push(context);
+      else deferCleanup(() => context.close());
       const page = await context.newPage();
       openPages.push(page);
       const errors: string[] = [];
@@ -100,25 +124,40 @@ export async function startWebStack(): Promise<WebStack> {
   };
 }
 
-// A failed test leaves a screenshot of each page it opened (frontends/e2e/screenshots/failed-*).
-// Registered when a test file imports this module, for each of its tests.
+// A failed test leaves a screenshot of each page it opened (frontends/e2e/screenshots/failed-*);
+// then the contexts it opened are closed. Registered for each file by the e2e project's setup file
+// (setup.ts): in a shared worker, this module's top level runs once, for the first file only.
 const openPages: Page[] = [];
 const pageLogs = new WeakMap<Page, string[]>();
-beforeEach((ctx) => {
-  openPages.length = 0;
-  ctx.onTestFailed(async () => {
-    const name = ctx.task.name.replace(/[^a-z0-9]+/gi, '-').slice(0, 60);
-    for (const [i, page] of openPages.entries()) {
-      if (!page.isClosed()) {
-        await page
-          .screenshot({ path: path.join(SCREENSHOTS_DIR, `failed-${name}-${i}.png`), fullPage: true })
-          .catch(() => undefined);
-        const log = pageLogs.get(page) ?? [];
-        writeFileSync(path.join(SCREENSHOTS_DIR, `failed-${name}-${i}.log`), `${log.join('\n')}\n`);
-      }
+/** The browser contexts the running test opened (null between tests). */
+let testContexts: BrowserContext[] | null = null;
+
+async function screenshotPages(testName: string) {
+  const name = testName.replace(/[^a-z0-9]+/gi, '-').slice(0, 60);
+  for (const [i, page] of openPages.entries()) {
+    if (!page.isClosed()) {
+      await page
+        .screenshot({ path: path.join(SCREENSHOTS_DIR, `failed-${name}-${i}.png`), fullPage: true })
+        .catch(() => undefined);
+      const log = pageLogs.get(page) ?? [];
+      writeFileSync(path.join(SCREENSHOTS_DIR, `failed-${name}-${i}.log`), `${log.join('\n')}\n`);
     }
+  }
+}
+
+export function screenshotFailures(): void {
+  beforeEach((ctx) => {
+    openPages.length = 0;
+    testContexts = [];
+    // Vitest calls onTestFinished before onTestFailed: one handler does both, in this order.
+    ctx.onTestFinished(async () => {
+      if (ctx.task.result?.state === 'fail') await screenshotPages(ctx.task.name);
+      const contexts = testContexts ?? [];
+      testContexts = null;
+      for (const context of contexts) await context.close().catch(() => undefined);
+    });
   });
-});
+}
 
 let n = 0;
 /** A new user's registration fields. */

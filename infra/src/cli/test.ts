@@ -6,25 +6,10 @@
 // service tests (every project but the screens, the browser journeys, infra's whole-system suites
 // and the benchmarks); no build. `npm test` stays the full gate CI runs (ADR 0021).
 import { spawnSync } from 'node:child_process';
+import { FAST_PROJECTS } from '../../../vitest.config.ts';
 import { ensureFerretdbBinary } from '../ferretdb.ts';
 import { REPO_ROOT } from '../paths.ts';
 import { BROWSER_PACKAGES, ensureDebianPackages, SERVER_PACKAGES } from '../system-packages.ts';
-
-/** The vitest projects of the fast tier (vitest.config.ts names them). */
-export const FAST_PROJECTS = [
-  'contracts',
-  'matching',
-  'kit',
-  'auth',
-  'records',
-  'linking',
-  'stats',
-  'ingest',
-  'report',
-  'ops',
-  'audit',
-  'gateway',
-];
 
 const results: Array<[string, number, boolean]> = [];
 

@@ -1,11 +1,13 @@
 import { randomBytes } from 'node:crypto';
-import { afterAll, inject } from 'vitest';
+import { inject } from 'vitest';
 import { cleanupNamespace } from './cleanup.ts';
+import { deferCleanup } from './file-cleanup.ts';
 import { namespaceFor, type TestNamespace } from './namespace.ts';
 import './provided.ts';
 
 export { freePort, waitUntil } from '../ports.ts';
 export { cleanupNamespace } from './cleanup.ts';
+export { deferCleanup } from './file-cleanup.ts';
 export { namespaceFor, type TestNamespace } from './namespace.ts';
 
 /**
@@ -17,11 +19,11 @@ export function newNamespace(): TestNamespace {
 }
 
 /**
- * This test file's namespace, removed after its tests. Call it at the top of a file or in a
- * describe block: an after-hook registered while a hook runs (inside a beforeAll) is never run.
+ * This test file's namespace, removed after its tests (deferCleanup: wherever it is called — at
+ * the top of a file, in a describe block or inside a beforeAll).
  */
 export function testNamespace(): TestNamespace {
   const t = newNamespace();
-  afterAll(() => cleanupNamespace(t, t.ns), 60_000);
+  deferCleanup(() => cleanupNamespace(t, t.ns));
   return t;
 }

@@ -26,6 +26,11 @@ function readDurations(): Record<string, number> {
  * beside them — instead of waiting at the end of a group for its slowest file. A file's time is
  * Vitest's own record of its last run when there is one (local runs), else the committed table
  * (a clean clone, as in CI), else a few seconds.
+ *
+ * The files of a project that is not isolated (the browser journeys: they share a worker's
+ * services and Chromium) stay together, longest first, placed as one unit by their total: Vitest
+ * hands a worker's process on to the next file only when that file is next in the queue and of
+ * the same project.
  */
 export class LongestFirstSequencer extends BaseSequencer {
   private readonly committed = readDurations();
@@ -41,8 +46,24 @@ export class LongestFirstSequencer extends BaseSequencer {
 
   override async sort(files: TestSpecification[]): Promise<TestSpecification[]> {
     const seconds = new Map(files.map((f) => [f, this.seconds(f)]));
-    return [...files].sort(
-      (a, b) => (seconds.get(b) ?? 0) - (seconds.get(a) ?? 0) || a.moduleId.localeCompare(b.moduleId),
-    );
+    const longestFirst = (a: TestSpecification, b: TestSpecification) =>
+      (seconds.get(b) ?? 0) - (seconds.get(a) ?? 0) || a.moduleId.localeCompare(b.moduleId);
+    const units: Array<{ files: TestSpecification[]; seconds: number; name: string }> = [];
+    const shared = new Map<string, TestSpecification[]>();
+    for (const file of files) {
+      if (file.project.config.isolate === false) {
+        const group = shared.get(file.project.name) ?? [];
+        group.push(file);
+        shared.set(file.project.name, group);
+      } else {
+        units.push({ files: [file], seconds: seconds.get(file) ?? 0, name: file.moduleId });
+      }
+    }
+    for (const [name, group] of shared) {
+      const total = group.reduce((sum, f) => sum + (seconds.get(f) ?? 0), 0);
+      units.push({ files: group.sort(longestFirst), seconds: total, name });
+    }
+    units.sort((a, b) => b.seconds - a.seconds || a.name.localeCompare(b.name));
+    return units.flatMap((unit) => unit.files);
   }
 }

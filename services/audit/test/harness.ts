@@ -8,7 +8,7 @@ import {
   recordSubject,
   type UserIdentity,
 } from '@nrad/contracts';
-import { type TestNamespace, testNamespace, waitUntil } from '@nrad/infra/harness';
+import { deferCleanup, type TestNamespace, testNamespace, waitUntil } from '@nrad/infra/harness';
 import {
   auditSubject,
   type Bus,
@@ -20,7 +20,6 @@ import {
 } from '@nrad/service-kit';
 import { type Connection, Types } from 'mongoose';
 import request from 'supertest';
-import { afterAll } from 'vitest';
 import { createApp } from '../src/app.ts';
 import type { AuditConfig } from '../src/config.ts';
 import { auditTestConfig } from '../src/test-support.ts';
@@ -193,6 +192,6 @@ export async function startAudit(options: { now?: () => Date; retentionDays?: nu
       return stopped;
     },
   };
-  afterAll(() => h.stop());
+  deferCleanup(() => h.stop());
   return h;
 }

@@ -5,12 +5,11 @@ import {
   type Organization,
   type UserIdentity,
 } from '@nrad/contracts';
-import { testNamespace, waitUntil } from '@nrad/infra/harness';
+import { deferCleanup, testNamespace, waitUntil } from '@nrad/infra/harness';
 import { recordsBeside } from '@nrad/records-service/test-support';
 import { type Bus, closeServer, connectMongo, createLogger, listen, signIdentity } from '@nrad/service-kit';
 import { Types } from 'mongoose';
 import request from 'supertest';
-import { afterAll } from 'vitest';
 import * as XLSX from 'xlsx';
 import { createApp } from '../src/app.ts';
 import type { IngestConfig } from '../src/config.ts';
@@ -138,7 +137,7 @@ export async function startIngest(
     await closeServer(recordsServer.server);
     await records.close();
   };
-  afterAll(stop);
+  deferCleanup(stop);
   return { t, main, start, config, as, db, records, recordsUrl, auditEvents, stop };
 }
 

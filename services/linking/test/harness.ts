@@ -6,7 +6,7 @@ import {
   LinkEventSchema,
   type UserIdentity,
 } from '@nrad/contracts';
-import { type TestNamespace, testNamespace, waitUntil } from '@nrad/infra/harness';
+import { deferCleanup, type TestNamespace, testNamespace, waitUntil } from '@nrad/infra/harness';
 import {
   consumerCaughtUp,
   recordsBeside,
@@ -17,7 +17,6 @@ import {
 } from '@nrad/records-service/test-support';
 import { type Bus, connectMongo, createLogger } from '@nrad/service-kit';
 import type { Connection } from 'mongoose';
-import { afterAll } from 'vitest';
 import { createApp } from '../src/app.ts';
 import type { LinkingConfig } from '../src/config.ts';
 import { linkingTestConfig } from '../src/test-support.ts';
@@ -127,7 +126,7 @@ export async function startLinking(options: { threshold?: number; autoLink?: boo
     })();
     return stopped;
   };
-  afterAll(() => h.stop());
+  deferCleanup(() => h.stop());
   return h;
 }
 

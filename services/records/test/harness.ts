@@ -7,11 +7,10 @@ import {
   RecordEventSchema,
   type UserIdentity,
 } from '@nrad/contracts';
-import { type TestNamespace, testNamespace, waitUntil } from '@nrad/infra/harness';
+import { deferCleanup, type TestNamespace, testNamespace, waitUntil } from '@nrad/infra/harness';
 import { type Bus, connectBus, connectMongo, createLogger, signIdentity } from '@nrad/service-kit';
 import { Types } from 'mongoose';
 import request from 'supertest';
-import { afterAll } from 'vitest';
 import { createApp } from '../src/app.ts';
 import { recordsTestConfig } from '../src/test-support.ts';
 
@@ -151,7 +150,7 @@ export async function startRecords(
     })();
     return stopped;
   };
-  afterAll(() => h.stop());
+  deferCleanup(() => h.stop());
   return h;
 }
 

@@ -8,7 +8,7 @@ import {
   ReportJobSchema,
   type UserIdentity,
 } from '@nrad/contracts';
-import { testNamespace, waitUntil } from '@nrad/infra/harness';
+import { deferCleanup, testNamespace, waitUntil } from '@nrad/infra/harness';
 import { createApp as createLinkingApp } from '@nrad/linking-service/app';
 import { linkingTestConfig } from '@nrad/linking-service/test-support';
 import {
@@ -21,7 +21,7 @@ import {
 import { type Bus, closeServer, connectMongo, createLogger, listen } from '@nrad/service-kit';
 import { createApp as createStatsApp } from '@nrad/stats-service/app';
 import { statsTestConfig } from '@nrad/stats-service/test-support';
-import { afterAll, expect } from 'vitest';
+import { expect } from 'vitest';
 import { createApp } from '../src/app.ts';
 import { reportTestConfig } from '../src/test-support.ts';
 
@@ -161,7 +161,7 @@ export async function startReports(overrides: Record<string, string> = {}) {
     await records.close();
     await Promise.all([statsDb.close(), linkingDb.close()]);
   };
-  afterAll(stop);
+  deferCleanup(stop);
   return { t, db, start, as, create, settled, generate, finish, records, stats, linking, auditEvents, stop };
 }
 export type ReportHarness = Awaited<ReturnType<typeof startReports>>;

@@ -13,7 +13,7 @@ import {
   StatsBreakdownSchema,
   type UserIdentity,
 } from '@nrad/contracts';
-import { type TestNamespace, testNamespace, waitUntil } from '@nrad/infra/harness';
+import { deferCleanup, type TestNamespace, testNamespace, waitUntil } from '@nrad/infra/harness';
 import {
   consumerCaughtUp,
   recordsBeside,
@@ -25,7 +25,7 @@ import {
 import { type Bus, connectMongo, createLogger, publishEvent } from '@nrad/service-kit';
 import { type Connection, Types } from 'mongoose';
 import type request from 'supertest';
-import { afterAll, expect } from 'vitest';
+import { expect } from 'vitest';
 import { createApp } from '../src/app.ts';
 import type { StatsConfig } from '../src/config.ts';
 import { StatsStore } from '../src/data/store.ts';
@@ -199,7 +199,7 @@ export async function startStats(): Promise<StatsHarness> {
     })();
     return stopped;
   };
-  afterAll(() => h.stop());
+  deferCleanup(() => h.stop());
   return h;
 }
 
