@@ -1,4 +1,4 @@
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -13,6 +13,7 @@ import {
   startLearned,
   widenKinds,
 } from './differential/compare.ts';
+import { passRecord } from './pass-record.ts';
 
 /**
  * Our FerretDB build (infra/ferretdb/patches.json: SQL pushdown of filters, sorts, limits and
@@ -33,8 +34,8 @@ const FILTERS = 60;
  * (infra/src/ferretdb.ts), this file and the comparison's own (differential/), the MongoDB driver
  * and the seed. While none changes, the comparison — deterministic for them — is not repeated
  * (about three minutes on 2 cores): each test checks instead that it passed on exactly these
- * inputs (infra/ferretdb/differential.json, committed; ADR 0021). Any change runs it again, in CI
- * too, and a whole pass rewrites the record, to be committed with the change.
+ * inputs (infra/ferretdb/differential.json, committed; pass-record.ts, ADR 0021). Any change runs it
+ * again, in CI too, and a whole pass rewrites the record, to be committed with the change.
  * `NRAD_FERRETDB_DIFFERENTIAL=always`, or another `NRAD_DIFF_SEED`, runs it regardless.
  */
 const HERE = path.dirname(fileURLToPath(import.meta.url));
@@ -54,21 +55,17 @@ const inputs = [
   `seed ${SEED}`,
 ].join(' ');
 
-interface DifferentialRecord {
-  inputs: string;
-  /** Each test's operations compared so far and differences found, when it passed. */
-  tests: Record<string, { compared: number; differences: number }>;
-  passedAt: string;
-}
-const record = existsSync(RECORD) ? (JSON.parse(readFileSync(RECORD, 'utf8')) as DifferentialRecord) : undefined;
-const again =
-  process.env.NRAD_FERRETDB_DIFFERENTIAL === 'always' ||
-  process.env.NRAD_DIFF_SEED !== undefined ||
-  record?.inputs !== inputs;
+/** Each check's operations compared and differences found, when it passed. */
+type Checks = Record<string, { compared: number; differences: number }>;
+const record = passRecord<{ tests: Checks }>(
+  RECORD,
+  inputs,
+  process.env.NRAD_FERRETDB_DIFFERENTIAL === 'always' || process.env.NRAD_DIFF_SEED !== undefined,
+);
 
 describe('our FerretDB build answers exactly as the unpatched module', () => {
   let cmp: Comparison;
-  const passed: DifferentialRecord['tests'] = {};
+  const passed: Checks = {};
   const checks: Array<[string, () => Promise<void>]> = [];
   /** A check of the comparison (run as a test below, or its record checked). */
   const check = (name: string, run: () => Promise<void>) => checks.push([name, run]);
@@ -132,12 +129,12 @@ describe('our FerretDB build answers exactly as the unpatched module', () => {
   });
 
   // One test per check, never a skipped one: the comparison is run, or its record is checked.
-  if (!again) {
+  if (!record.again) {
     for (const [name] of checks)
       it(name, () => {
-        expect(record?.inputs).toBe(inputs);
-        expect(record?.tests[name]?.compared).toBeGreaterThan(0);
-        expect(record?.tests[name]?.differences).toBe(0);
+        const { tests } = record.expectPassed();
+        expect(tests[name]?.compared).toBeGreaterThan(0);
+        expect(tests[name]?.differences).toBe(0);
       });
     return;
   }
@@ -152,7 +149,6 @@ describe('our FerretDB build answers exactly as the unpatched module', () => {
     }, 300_000);
   afterAll(() => {
     if (Object.keys(passed).length !== checks.length) return;
-    const done: DifferentialRecord = { inputs, tests: passed, passedAt: new Date().toISOString() };
-    writeFileSync(RECORD, `${JSON.stringify(done, null, 2)}\n`);
+    record.write({ tests: passed });
   });
 });

@@ -1,38 +1,27 @@
 import { spawnSync } from 'node:child_process';
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ferretdbSourcesDigest, PATCHED_MODULE_DIR, writePatchedModule } from '../src/ferretdb.ts';
 import { FERRETDB_SOURCE_DIR } from '../src/paths.ts';
 import { findCommand } from '../src/system-packages.ts';
+import { passRecord } from './pass-record.ts';
 
 /** A copy of its own: the build's copy stays as the binary was built from. */
 const COPY = path.join(path.dirname(path.dirname(PATCHED_MODULE_DIR)), 'patched-go-tests', 'FerretDB');
 /** The packages whose tests are run. */
 const PACKAGES = ['./internal/backends/sqlite/...', './internal/handler/...'];
 /**
- * The sources FerretDB's tests last passed on (committed): while infra/ferretdb is unchanged, the
- * run is not repeated (it takes minutes on 2 cores); any change to it — a patch, our main package,
- * go.mod — runs them again, in CI too, and a pass rewrites this record, to be committed with the
- * change (ADR 0021). `NRAD_FERRETDB_GO_TESTS=always` runs them whatever the record says.
+ * The sources FerretDB's tests last passed on (pass-record.ts, committed): while infra/ferretdb is
+ * unchanged, the run is not repeated (it takes minutes on 2 cores); any change to it — a patch, our
+ * main package, go.mod — runs them again, in CI too (ADR 0021). `NRAD_FERRETDB_GO_TESTS=always`
+ * runs them whatever the record says.
  */
-const RECORD = path.join(FERRETDB_SOURCE_DIR, 'go-tests.json');
-
-interface GoTestsRecord {
-  /** ferretdbSourcesDigest() of the sources the tests passed on. */
-  sources: string;
-  packages: string[];
-  go: string;
-  passedAt: string;
-}
-
-function readRecord(): GoTestsRecord | undefined {
-  return existsSync(RECORD) ? (JSON.parse(readFileSync(RECORD, 'utf8')) as GoTestsRecord) : undefined;
-}
-
-const digest = ferretdbSourcesDigest();
-const record = readRecord();
-const again = process.env.NRAD_FERRETDB_GO_TESTS === 'always' || record?.sources !== digest;
+const record = passRecord<{ packages: string[]; go: string }>(
+  path.join(FERRETDB_SOURCE_DIR, 'go-tests.json'),
+  ferretdbSourcesDigest(),
+  process.env.NRAD_FERRETDB_GO_TESTS === 'always',
+);
 
 /**
  * FerretDB's own Go tests of the SQLite backend and of the handler, run on our patched copy of the
@@ -41,10 +30,9 @@ const again = process.env.NRAD_FERRETDB_GO_TESTS === 'always' || record?.sources
  */
 describe("FerretDB's own tests on our build", () => {
   // One test or the other, never a skipped one: the record is checked, or the tests are run.
-  if (!again) {
+  if (!record.again) {
     it('passed on exactly these sources (infra/ferretdb/go-tests.json)', () => {
-      expect(record?.sources).toBe(digest);
-      expect(record?.packages).toEqual(PACKAGES);
+      expect(record.expectPassed().packages).toEqual(PACKAGES);
     });
     return;
   }
@@ -67,12 +55,6 @@ describe("FerretDB's own tests on our build", () => {
     expect(output).toMatch(/^ok\s+github\.com\/FerretDB\/FerretDB\/internal\/handler\s/m);
     expect(output).not.toMatch(/^FAIL/m);
     const version = spawnSync(go, ['env', 'GOVERSION'], { encoding: 'utf8' }).stdout.trim();
-    const passed: GoTestsRecord = {
-      sources: digest,
-      packages: PACKAGES,
-      go: version,
-      passedAt: new Date().toISOString(),
-    };
-    writeFileSync(RECORD, `${JSON.stringify(passed, null, 2)}\n`);
+    record.write({ packages: PACKAGES, go: version });
   }, 600_000);
 });

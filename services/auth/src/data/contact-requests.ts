@@ -119,7 +119,11 @@ export class ContactRequestRepository {
    */
   async resolve(id: string, at: Date): Promise<ContactRequest | null> {
     const updated = await this.model
-      .findOneAndUpdate({ _id: id, status: 'open' }, { $set: { status: 'resolved', resolvedAt: at } }, { new: true })
+      .findOneAndUpdate(
+        { _id: id, status: 'open' },
+        { $set: { status: 'resolved', resolvedAt: at } },
+        { returnDocument: 'after' },
+      )
       .lean<ContactRequestDoc>();
     if (updated) return presentContactRequest(updated);
     const existing = await this.model.findById(id).lean<ContactRequestDoc>();
