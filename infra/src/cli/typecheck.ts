@@ -25,11 +25,19 @@ const programs = new Map<
   string,
   { base: string; options: Record<string, unknown>; include: string[]; exclude: string[]; names: string[] }
 >();
-for (const workspace of workspaces) {
-  const dir = path.join(REPO_ROOT, workspace);
+/**
+ * Checked beside the workspaces: the screens' test files (browser code that also uses Node's types:
+ * Vitest, the stack host), which each frontend's own tsconfig.json leaves out so that Node's
+ * globals stay out of the app.
+ */
+const EXTRA_CONFIGS = ['frontends/tsconfig.tests.json'];
+
+for (const configFile of [...workspaces.map((w) => path.join(w, 'tsconfig.json')), ...EXTRA_CONFIGS]) {
+  const dir = path.join(REPO_ROOT, path.dirname(configFile));
+  const workspace = path.basename(configFile) === 'tsconfig.json' ? path.dirname(configFile) : configFile;
   let config: WorkspaceConfig;
   try {
-    config = JSON.parse(readFileSync(path.join(dir, 'tsconfig.json'), 'utf8')) as WorkspaceConfig;
+    config = JSON.parse(readFileSync(path.join(REPO_ROOT, configFile), 'utf8')) as WorkspaceConfig;
   } catch {
     continue; // a workspace without TypeScript
   }
