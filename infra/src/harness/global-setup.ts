@@ -16,6 +16,9 @@ import './provided.ts';
  * removed afterwards). Test files isolate themselves by namespace (see `testNamespace`).
  */
 export default async function setup(project: TestProject) {
+  // Every answer of a declared route is checked against its declaration (services/kit/src/routes.ts);
+  // the test workers and the processes they start inherit it.
+  process.env.NRAD_CHECK_ANSWERS = '1';
   const given = givenUrls();
   if (given.mongoUrl && given.natsUrl && given.redisUrl) {
     project.provide('infra', { ...(given as InfraUrls), source: 'environment' });

@@ -8,12 +8,19 @@ import { declaredRoutes, mountedRoutes, mountRoute } from './routes.ts';
 describe('mountRoute', () => {
   it("registers a declared route at its method and path under the router's prefix; the answer is the body", async () => {
     const router = new Router({ prefix: '/api' });
-    mountRoute(router, routes.linking.restore, (ctx) => {
-      ctx.status = 200;
-      return {
-        id: `${ctx.params.id}+${ctx.params.linkedId}`,
-      } as never;
-    });
+    // The answer is not a link: what is tested here is the path, not the answer's shape.
+    const unchecked = { checkAnswers: false };
+    mountRoute(
+      router,
+      routes.linking.restore,
+      (ctx) => {
+        ctx.status = 200;
+        return {
+          id: `${ctx.params.id}+${ctx.params.linkedId}`,
+        } as never;
+      },
+      unchecked,
+    );
     mountRoute(router, routes.linking.reject, (ctx) => {
       ctx.status = 204;
       return undefined;
@@ -26,6 +33,25 @@ describe('mountRoute', () => {
     expect(mountedRoutes(router).sort()).toEqual(
       declaredRoutes([routes.linking.restore, routes.linking.reject]).sort(),
     );
+  });
+
+  it('answers 500 when an answer is other than declared for its status, in the test suite', async () => {
+    expect(process.env.NRAD_CHECK_ANSWERS).toBe('1'); // set by the global setup
+    const router = new Router({ prefix: '/api' });
+    let answer: unknown = { id: 'a+b' };
+    mountRoute(router, routes.linking.restore, (ctx) => {
+      ctx.status = 200;
+      return answer as never;
+    });
+    mountRoute(router, routes.stats.countries, () => answer as never);
+    const app = new Koa().use(router.routes());
+    app.silent = true;
+    await request(app.callback()).post('/api/records/a/links/b/restore').expect(500);
+    answer = [{ country: 'Bermuda', count: 2 }];
+    const countries = await request(app.callback()).get(routes.stats.countries.path);
+    expect(countries.status, countries.text).toBe(200);
+    answer = [{ country: 'Bermuda', count: 'two' }];
+    await request(app.callback()).get(routes.stats.countries.path).expect(500);
   });
 
   it("refuses a route outside the router's prefix, and takes a parent router's prefix", () => {

@@ -23,6 +23,8 @@ export interface MountOptions<S extends object> {
   before?: RouterMiddleware<S>[];
   /** The prefix of the router this one is nested in (`/api` for a router of prefix `/auth`). */
   outer?: string;
+  /** Whether answers are checked against the declaration (default: `NRAD_CHECK_ANSWERS=1`, the test suite). */
+  checkAnswers?: boolean;
 }
 
 /**
@@ -41,12 +43,37 @@ export function mountRoute<R extends RouteSpec, S extends object>(
   }
   const path = koaPath(route.path.slice(prefix.length));
   const verb = route.method.toLowerCase() as Verb;
+  const check = options.checkAnswers ?? checkAnswers;
   router[verb](path, ...(options.before ?? []), async (ctx) => {
     const answer = await handler(ctx as RouteContext<R, S>);
     if (answer !== undefined) ctx.body = answer;
+    if (check) checkAnswer(route, ctx.status, ctx.body);
   });
 }
 
+/**
+ * In the test suite (`NRAD_CHECK_ANSWERS=1`, set by its global setup), every JSON answer of a
+ * declared route is checked against the route's declared schema for its status, as the client
+ * reads it (after JSON): a service that answers other than it declares fails the test that called
+ * it, with a 500 and the difference in the log. Off in production: the declarations type the
+ * handlers, the tests check them.
+ */
+const checkAnswers = process.env.NRAD_CHECK_ANSWERS === '1';
+
+function checkAnswer(route: RouteSpec, status: number, body: unknown): void {
+  const declared = route.responses[status];
+  if (!declared?.schema || (declared.contentType && declared.contentType !== 'application/json')) return;
+  if (body === undefined || body === null || Buffer.isBuffer(body)) return;
+  if (typeof (body as { pipe?: unknown }).pipe === 'function') return; // a stream (a file)
+  const checked = declared.schema.safeParse(JSON.parse(JSON.stringify(body)));
+  if (!checked.success) {
+    const issues = checked.error.issues
+      .slice(0, 5)
+      .map((i) => `${i.path.join('.') || '(body)'}: ${i.message}`)
+      .join('; ');
+    throw new Error(`${route.method} ${route.path} answered ${status} other than declared: ${issues}`);
+  }
+}
 /** `METHOD path` (declared form, `{id}`) of each route a router mounts under /api or /internal. */
 export function mountedRoutes(
   ...routers: { stack: ReadonlyArray<{ path: string | RegExp; methods: string[] }> }[]
