@@ -13,7 +13,7 @@
  */
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { cleanupNamespace } from '@nrad/infra/harness/cleanup';
+import { cleanupNamespace, closeHttpServer } from '@nrad/infra/harness/cleanup';
 import { namespaceFor } from '@nrad/infra/harness/namespace';
 import { createAuthStack } from './auth-stack.ts';
 import { processAlive } from './process-alive.ts';
@@ -52,8 +52,7 @@ async function start(spec: Record<string, string | undefined>): Promise<string> 
   stacks.set(ns, {
     owner,
     close: async () => {
-      http.closeAllConnections();
-      await new Promise<void>((resolve) => http.close(() => resolve()));
+      await closeHttpServer(http);
       await stack.close();
       await cleanupNamespace(t, ns);
     },

@@ -14,7 +14,7 @@ import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { ADMIN, startAuthStack } from '@nrad/gateway/test-stack';
 import { chromiumPath, REPO_ROOT } from '@nrad/infra';
-import { deferCleanup } from '@nrad/infra/harness';
+import { closeHttpServer, deferCleanup } from '@nrad/infra/harness';
 import { type Browser, type BrowserContext, chromium, type Page } from 'playwright-core';
 import { beforeEach } from 'vitest';
 
@@ -83,10 +83,7 @@ export async function startWebStack(): Promise<WebStack> {
   const gateway = async (overrides: Record<string, string>) => {
     const { server } = stack.gateway({ FRONTENDS_DIR, TRUST_PROXY: 'false', ...overrides });
     const listening = await listenOn(server);
-    deferCleanup(async () => {
-      listening.server.closeAllConnections();
-      await new Promise((resolve) => listening.server.close(resolve));
-    });
+    deferCleanup(() => closeHttpServer(listening.server));
     return listening.url;
   };
   const url = await gateway({});

@@ -53,3 +53,9 @@ async function deleteStreams(url: string, ns: string) {
     await nc.close();
   }
 }
+
+/** Stops an HTTP server a test started: its open connections cut, then closed. */
+export async function closeHttpServer(server: import('node:http').Server): Promise<void> {
+  server.closeAllConnections();
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+}

@@ -6,7 +6,7 @@ import { namespaceFor, type TestNamespace } from './namespace.ts';
 import './provided.ts';
 
 export { freePort, waitUntil } from '../ports.ts';
-export { cleanupNamespace } from './cleanup.ts';
+export { cleanupNamespace, closeHttpServer } from './cleanup.ts';
 export { deferCleanup } from './file-cleanup.ts';
 export { namespaceFor, type TestNamespace } from './namespace.ts';
 
