@@ -67,18 +67,19 @@ const FAST = [
 export const FAST_PROJECTS = FAST.map((p) => p.test.name);
 
 /**
- * Two test files at once (Vitest's default on two cores is one: cores − 1): most of a file's time
- * is spent waiting on its servers (the store, NATS, the services, Chromium), so two overlap well —
- * the suite took 1,059 s one file at a time on this machine, 745 s two at a time. Files are taken
- * longest first across every project (infra/src/harness/sequencer.ts, ADR 0021): the whole-system
- * suites (the browser journeys; infra's fault suite, differential and `npm start` tests; the
- * benchmarks) start at once and the short files fill in beside them; two files at once means two
- * whole systems at most.
+ * Three test files at once on this 2-core machine (Vitest's default there is one: cores − 1): much
+ * of a file's time is spent waiting on its servers (the store, NATS, the services, Chromium), so
+ * files overlap well. The suite took 1,059 s one file at a time, 745 s two at a time (session 2's
+ * machine); on 2026-11-27's, 624.5 s two at a time with the cores 19% idle, 549.1 s three at a time
+ * with them 4% idle (ADR 0021). Files are taken longest first across every project
+ * (infra/src/harness/sequencer.ts): the whole-system suites (the browser journeys; infra's fault
+ * suite, differential and `npm start` tests; the benchmarks) start at once and the short files fill
+ * in beside them; three files at once means three whole systems at most.
  */
 export default defineConfig({
   test: {
     ...shared,
-    maxWorkers: 2,
+    maxWorkers: 3,
     sequence: { sequencer: LongestFirstSequencer },
     globalSetup: [fileURLToPath(new URL('./infra/src/harness/global-setup.ts', import.meta.url))],
     projects: [

@@ -204,8 +204,9 @@ export interface RestartTiming {
   /** From starting again until the gateway answered /readyz (startSystem resolved). */
   readyMs: number;
   /**
-   * Each step of the start, named as `startSystem` logs it ("auth" for "Starting auth...", "local
-   * infrastructure" for "Starting local infrastructure (FerretDB, ...)..."), until the next step.
+   * Each part of the start as `startSystem` reports it (`onReady`): "local infrastructure" (the
+   * servers), then each service and the gateway from its spawn to its first /readyz 200; the
+   * services start together, so their times overlap.
    */
   steps: Array<{ name: string; ms: number }>;
 }
@@ -235,6 +236,8 @@ export async function startBenchSystem(
     serviceEnv?: Record<string, Record<string, string>>;
     /** The gateway's per-user limits: off (LIMITS_OFF, the default) or as `npm start` has them. */
     userLimits?: 'off' | 'default';
+    /** How long each part of the first start took to get ready (SystemOptions.onReady). */
+    onReady?: (part: string, ms: number) => void;
   },
 ): Promise<BenchSystem> {
   const { env, log, cleanup } = context;
@@ -262,6 +265,7 @@ export async function startBenchSystem(
   let current = await startSystem({
     ...options((line) => log(`  ${line}`)),
     ...(context.beforeServices ? { beforeServices: context.beforeServices } : {}),
+    ...(context.onReady ? { onReady: context.onReady } : {}),
   });
   cleanup.add(() => current.stop());
 
@@ -298,20 +302,15 @@ export async function startBenchSystem(
       const stopped = performance.now();
       await current.stop();
       const stopMs = performance.now() - stopped;
-      // The start's own log lines ("Starting auth...") mark its steps.
-      const marks: Array<{ name: string; at: number }> = [];
+      const steps: RestartTiming['steps'] = [];
       const started = performance.now();
-      const next = await startSystem(
-        options((line) => {
-          const step = /^Starting (.+?)(?: \(.*\))?\.\.\.$/.exec(line)?.[1];
-          if (step) marks.push({ name: step, at: performance.now() });
-          log(`    ${line}`);
-        }),
-      );
+      const next = await startSystem({
+        ...options((line) => log(`    ${line}`)),
+        onReady: (name, ms) => steps.push({ name, ms }),
+      });
       const readyMs = performance.now() - started;
       current = next;
       watch(next);
-      const steps = marks.map((m, i) => ({ name: m.name, ms: (marks[i + 1]?.at ?? started + readyMs) - m.at }));
       return { stopMs, readyMs, steps };
     },
   };

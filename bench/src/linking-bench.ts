@@ -318,16 +318,9 @@ export async function runLinkingBench(options: LinkingBenchOptions): Promise<Lin
   const host = machine();
   const rng = new Random(options.seed);
   const tag = Date.now().toString(36);
-  // When the linking service was spawned and when the next one was (it was ready by then).
-  let linkingSpawned: number | undefined;
-  let linkingReady: number | undefined;
-  const log = (line: string) => {
-    if (line.trim() === 'Starting linking...') linkingSpawned = performance.now();
-    else if (linkingSpawned !== undefined && linkingReady === undefined && line.trim().startsWith('Starting ')) {
-      linkingReady = performance.now();
-    }
-    options.log(line);
-  };
+  // From the linking service's spawn to its first /readyz 200 (its match index loaded).
+  let linkingReadyMs: number | null = null;
+  const log = options.log;
 
   let stores: ServiceStores | undefined;
   let seeding: Seeding | undefined;
@@ -364,6 +357,9 @@ export async function runLinkingBench(options: LinkingBenchOptions): Promise<Lin
     log,
     beforeServices: seedStores,
     readyTimeoutMs: READY_TIMEOUT_MS,
+    onReady: (part, ms) => {
+      if (part === 'linking') linkingReadyMs = ms;
+    },
   });
   return guard(async (): Promise<LinkingReport> => {
     if (!stores || !seeding) throw new Error('the stores were not seeded');
@@ -467,7 +463,7 @@ export async function runLinkingBench(options: LinkingBenchOptions): Promise<Lin
       iterations: options.iterations,
       warmup: options.warmup,
       indexLoad,
-      linkingReadyMs: linkingSpawned !== undefined && linkingReady !== undefined ? linkingReady - linkingSpawned : null,
+      linkingReadyMs,
       create: {
         linked: create.answered.length,
         failures,

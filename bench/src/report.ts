@@ -211,7 +211,7 @@ function restartSection(r: RestartReport): string[] {
     `Restarts: ${r.count} × stop every process as Ctrl-C of npm start does (${r.restarted.join(', ')})`,
     '          and start again on the same data directory; then one agency user (in turn) signs in again,',
     '          as a new browser (sessions are in Redis, restarted too), and reads the first page of records.',
-    '          "- " rows: the steps of the start, each from its "Starting ..." line to the next one.',
+    '          "- " rows: each part of the start until it was ready (the services start together, so they overlap).',
     '',
     ...table(
       ['after a restart', 'runs', 'p50 ms', 'p95 ms', 'p99 ms'],

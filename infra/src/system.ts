@@ -116,7 +116,7 @@ export const SERVICES: ReadonlyArray<{
       NATS_URL: s.natsUrl,
       REDIS_URL: s.redisUrl,
       IDENTITY_SECRET: s.identitySecret,
-      // Every service started before it: their readiness and builds.
+      // Every other service: their readiness and builds.
       OPS_SERVICES: Object.entries(urls)
         .map(([variable, url]) => `${variable.replace(/_URL$/, '').toLowerCase()}=${url}`)
         .join(','),
@@ -141,6 +141,12 @@ export interface SystemOptions {
   readyTimeoutMs?: number;
   /** More variables of a service (or `gateway`) by name, over the ones given here (a test shortens a timeout). */
   serviceEnv?: Record<string, Record<string, string>>;
+  /**
+   * Told how long each part took to get ready: `local infrastructure` (the servers started here),
+   * then each service and the gateway from its spawn to its first /readyz 200 (the services start
+   * together, so their times overlap); again for a part started by `restart`.
+   */
+  onReady?: (part: string, ms: number) => void;
 }
 
 /** A part of the system `kill` and `restart` act on: a service, the gateway, or a server started here. */
@@ -203,12 +209,14 @@ export async function startSystem(options: SystemOptions): Promise<RunningSystem
 
   log('Starting local infrastructure (FerretDB, NATS JetStream, Redis)...');
   const pgUrl = options.env?.FERRETDB_POSTGRESQL_URL;
+  const infraStarted = performance.now();
   const infra = await startLocalInfra({
     dataDir: options.dataDir,
     persist: true,
     given: givenUrls(options.env),
     ...(pgUrl ? { ferretdbPostgresqlUrl: pgUrl } : {}),
   });
+  options.onReady?.('local infrastructure', performance.now() - infraStarted);
   /** The services and the gateway as they run now, in start order; their launchers by name. */
   const running = new Map<string, ManagedProcess>();
   const launchers = new Map<string, () => Promise<ManagedProcess>>();
@@ -266,6 +274,7 @@ export async function startSystem(options: SystemOptions): Promise<RunningSystem
   ) => {
     const start = async () => {
       const args = ['--enable-source-maps', ...nodeOptions, path.join(REPO_ROOT, entry)];
+      const spawned = performance.now();
       const proc = spawnManaged(name, process.execPath, args, {
         cwd: REPO_ROOT,
         env: {
@@ -284,6 +293,7 @@ export async function startSystem(options: SystemOptions): Promise<RunningSystem
       intended.add(proc);
       await waitForReady(proc, name, () => ready(port), options.readyTimeoutMs ?? 60_000);
       intended.delete(proc);
+      options.onReady?.(name, performance.now() - spawned);
       return proc;
     };
     launchers.set(name, start);
@@ -293,20 +303,32 @@ export async function startSystem(options: SystemOptions): Promise<RunningSystem
   const serviceUrls: Record<string, string> = {};
   try {
     await options.beforeServices?.(infra);
+    // Every port first, so that each service is given the URLs of the ones it calls; then all of
+    // them at once (none waits for another to be ready: each retries what it calls), the gateway
+    // last. On two cores this halves the time to start (ADR 0021).
+    const ports = new Map<string, number>();
     for (const service of SERVICES) {
       const port = await freePort();
-      log(`Starting ${service.name}...`);
-      await launch(
-        service.name,
-        service.entry,
-        port,
-        { HOST: '127.0.0.1', ...service.env(shared, serviceUrls) },
-        service.nodeOptions,
-      );
+      ports.set(service.name, port);
       const url = `http://127.0.0.1:${port}`;
       services[service.name] = url;
       serviceUrls[`${service.name.toUpperCase()}_URL`] = url;
     }
+    const started = await Promise.allSettled(
+      SERVICES.map((service) => {
+        const { [`${service.name.toUpperCase()}_URL`]: _self, ...others } = serviceUrls;
+        log(`Starting ${service.name}...`);
+        return launch(
+          service.name,
+          service.entry,
+          ports.get(service.name) as number,
+          { HOST: '127.0.0.1', ...service.env(shared, others) },
+          service.nodeOptions,
+        );
+      }),
+    );
+    const failed = started.find((r) => r.status === 'rejected');
+    if (failed) throw failed.reason;
     log('Starting gateway...');
     await launch('gateway', 'gateway/dist/main.js', options.gatewayPort, {
       HOST: options.gatewayHost,

@@ -8,31 +8,23 @@ import { declaredRoutes, mountedRoutes, mountRoute } from './routes.ts';
 describe('mountRoute', () => {
   it("registers a declared route at its method and path under the router's prefix; the answer is the body", async () => {
     const router = new Router({ prefix: '/api' });
-    // The answer is not a link: what is tested here is the path, not the answer's shape.
-    const unchecked = { checkAnswers: false };
-    mountRoute(
-      router,
-      routes.linking.restore,
-      (ctx) => {
-        ctx.status = 200;
-        return {
-          id: `${ctx.params.id}+${ctx.params.linkedId}`,
-        } as never;
-      },
-      unchecked,
-    );
+    const seen: unknown[] = [];
+    mountRoute(router, routes.linking.linked, (ctx) => {
+      seen.push(ctx.params);
+      return [];
+    });
     mountRoute(router, routes.linking.reject, (ctx) => {
+      seen.push(ctx.params);
       ctx.status = 204;
       return undefined;
     });
     const app = new Koa().use(router.routes()).use(router.allowedMethods());
-    const res = await request(app.callback()).post('/api/records/a/links/b/restore').expect(200);
-    expect(res.body).toEqual({ id: 'a+b' });
+    const res = await request(app.callback()).get('/api/records/a/linked').expect(200);
+    expect(res.body).toEqual([]);
     await request(app.callback()).delete('/api/records/a/links/b').expect(204);
-    await request(app.callback()).get('/api/records/a/links/b/restore').expect(405);
-    expect(mountedRoutes(router).sort()).toEqual(
-      declaredRoutes([routes.linking.restore, routes.linking.reject]).sort(),
-    );
+    await request(app.callback()).post('/api/records/a/linked').expect(405);
+    expect(seen).toEqual([{ id: 'a' }, { id: 'a', linkedId: 'b' }]);
+    expect(mountedRoutes(router).sort()).toEqual(declaredRoutes([routes.linking.linked, routes.linking.reject]).sort());
   });
 
   it('answers 500 when an answer is other than declared for its status, in the test suite', async () => {

@@ -23,8 +23,6 @@ export interface MountOptions<S extends object> {
   before?: RouterMiddleware<S>[];
   /** The prefix of the router this one is nested in (`/api` for a router of prefix `/auth`). */
   outer?: string;
-  /** Whether answers are checked against the declaration (default: `NRAD_CHECK_ANSWERS=1`, the test suite). */
-  checkAnswers?: boolean;
 }
 
 /**
@@ -43,11 +41,10 @@ export function mountRoute<R extends RouteSpec, S extends object>(
   }
   const path = koaPath(route.path.slice(prefix.length));
   const verb = route.method.toLowerCase() as Verb;
-  const check = options.checkAnswers ?? checkAnswers;
   router[verb](path, ...(options.before ?? []), async (ctx) => {
     const answer = await handler(ctx as RouteContext<R, S>);
     if (answer !== undefined) ctx.body = answer;
-    if (check) checkAnswer(route, ctx.status, ctx.body);
+    if (checkAnswers) checkAnswer(route, ctx.status, ctx.body);
   });
 }
 
