@@ -14,7 +14,9 @@ beforeAll(async () => {
 
 describe('a new user in Chromium', () => {
   it('registers, signs in, uses the header and Settings, and signs out', async () => {
-    const { page, errors } = await web.page();
+    // This journey runs with the animations every user gets by default; the others as a user who
+    // asked for reduced motion (web-stack.ts).
+    const { page, errors } = await web.page({ reducedMotion: 'no-preference' });
     const person = newPerson('CUS');
 
     // Register: SPEC's texts, then /login with the success toast.
@@ -136,5 +138,40 @@ describe('a new user in Chromium', () => {
     expect((await page.request.get('/api/auth/user')).status()).toBe(401);
 
     expect(errors.filter((e) => !/401|dashboard|records|Could not load/.test(e))).toEqual([]);
+  });
+
+  it('draws no animations for a user whose system asks for reduced motion, and animates for the others', async () => {
+    const { page } = await web.page({ reducedMotion: 'no-preference' });
+    await page.goto('/register');
+    // Whether the form's messages now come in with antd's motion (an `ant-…-enter`/`-appear` class
+    // on the way): Register Account on the empty form, watched from the click.
+    const animates = async () => {
+      await page.getByRole('heading', { name: 'Create Account' }).waitFor();
+      await page.evaluate(() => {
+        const w = window as unknown as { moved?: boolean };
+        w.moved = false;
+        const moving = (el: Element) => /\bant-[\w-]+-(enter|appear)\b/.test(el.getAttribute('class') ?? '');
+        new MutationObserver((changes) => {
+          for (const c of changes) {
+            if (c.target instanceof Element && moving(c.target)) w.moved = true;
+            for (const n of c.addedNodes) {
+              if (n instanceof Element && (moving(n) || [...n.querySelectorAll('[class]')].some(moving)))
+                w.moved = true;
+            }
+          }
+        }).observe(document.body, { subtree: true, childList: true, attributes: true, attributeFilter: ['class'] });
+      });
+      await page.getByRole('button', { name: 'Register Account' }).click();
+      await page.locator('.ant-form-item-explain-error').first().waitFor();
+      await page.waitForTimeout(500);
+      const moved = await page.evaluate(() => (window as unknown as { moved: boolean }).moved);
+      await page.reload();
+      return moved;
+    };
+    expect(await animates()).toBe(true);
+    await page.emulateMedia({ reducedMotion: 'reduce' });
+    expect(await animates()).toBe(false);
+    await page.emulateMedia({ reducedMotion: 'no-preference' });
+    expect(await animates()).toBe(true);
   });
 });

@@ -35,10 +35,16 @@ export interface WebStack {
   stack: Awaited<ReturnType<typeof startAuthStack>>;
   /** Another gateway on the same services, with other settings (e.g. a remote moved away). */
   gateway(overrides: Record<string, string>): Promise<string>;
-  /** A fresh browser context (its own cookies and storage) and page, with page errors collected. */
+  /**
+   * A fresh browser context (its own cookies and storage) and page, with page errors collected.
+   * Its user has asked their system for reduced motion unless `reducedMotion` says otherwise: the
+   * app then draws no animations (frontends/shell Root.tsx), which the journeys do not test and
+   * which took about a tenth of their CPU (ADR 0021); one journey runs with them.
+   */
   page(options?: {
     baseUrl?: string;
     timezoneId?: string;
+    reducedMotion?: 'reduce' | 'no-preference';
   }): Promise<{ page: Page; context: BrowserContext; errors: string[] }>;
 }
 
@@ -96,6 +102,7 @@ export async function startWebStack(): Promise<WebStack> {
       const context = await browser.newContext({
         baseURL: options.baseUrl ?? url,
         viewport: { width: 1280, height: 800 },
+        reducedMotion: options.reducedMotion ?? 'reduce',
         ...(options.timezoneId ? { timezoneId: options.timezoneId } : {}),
       });
       // A test's pages are closed when it ends (an open page keeps rendering, and the next tests

@@ -27,6 +27,25 @@ export function fontSizePx(size: FontSize): number {
   return FONT_SIZES.find((s) => s.value === size)!.px;
 }
 
+const REDUCED_MOTION = '(prefers-reduced-motion: reduce)';
+
+/**
+ * Whether the user asked their system for less motion (WCAG 2.3.3; "Reduce motion" in macOS, iOS
+ * and Windows, Chromium's emulation): the app's animations are then off (antd's `motion` token),
+ * and back on when the setting changes.
+ */
+export function usePrefersReducedMotion(): boolean {
+  const [reduced, setReduced] = useState(() => typeof matchMedia === 'function' && matchMedia(REDUCED_MOTION).matches);
+  useEffect(() => {
+    if (typeof matchMedia !== 'function') return;
+    const list = matchMedia(REDUCED_MOTION);
+    const changed = () => setReduced(list.matches);
+    list.addEventListener('change', changed);
+    return () => list.removeEventListener('change', changed);
+  }, []);
+  return reduced;
+}
+
 /**
  * antd's theme for a font size: the text size and, in proportion, the height of inputs and
  * buttons (32 px at the medium 16 px), so larger text still fits its controls.

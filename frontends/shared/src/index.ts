@@ -21,6 +21,7 @@ export {
   storedFontSize,
   themeTokens,
   useFontSize,
+  usePrefersReducedMotion,
 } from './font-size.tsx';
 export { formatDate, formatDateTime, formatMoment, formatUsd, sumAmounts } from './format.ts';
 export { followJob, JOB_POLL_MS, JOB_POLL_RETRIES } from './jobs.ts';
