@@ -3,6 +3,7 @@ import { routes } from '@nrad/contracts';
 import Koa from 'koa';
 import request from 'supertest';
 import { describe, expect, it } from 'vitest';
+import { jsonBody } from './app.ts';
 import { declaredRoutes, mountedRoutes, mountRoute } from './routes.ts';
 
 describe('mountRoute', () => {
@@ -44,6 +45,31 @@ describe('mountRoute', () => {
     expect(countries.status, countries.text).toBe(200);
     answer = [{ country: 'Bermuda', count: 'two' }];
     await request(app.callback()).get(routes.stats.countries.path).expect(500);
+  });
+
+  it('answers 500 when a handler accepts a query or body other than declared, in the test suite', async () => {
+    const router = new Router({ prefix: '/api' });
+    // Lax handlers: they accept whatever comes (202 and 204 carry no declared answer to check).
+    mountRoute(router, routes.records.get, (ctx) => {
+      ctx.status = 202;
+      return undefined;
+    });
+    mountRoute(
+      router,
+      routes.linking.reject,
+      (ctx) => {
+        ctx.status = 204;
+        return undefined;
+      },
+      { before: [jsonBody({ limit: '1kb' })] },
+    );
+    const app = new Koa().use(router.routes());
+    app.silent = true;
+    await request(app.callback()).get('/api/records/a?purpose=edit').expect(202);
+    await request(app.callback()).get('/api/records/a?purpose=print').expect(500);
+    await request(app.callback()).delete('/api/records/a/links/b').expect(204);
+    await request(app.callback()).delete('/api/records/a/links/b').send({ reason: 'not the same' }).expect(204);
+    await request(app.callback()).delete('/api/records/a/links/b').send({ why: 'not the same' }).expect(500);
   });
 
   it("refuses a route outside the router's prefix, and takes a parent router's prefix", () => {
