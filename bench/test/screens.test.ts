@@ -58,7 +58,9 @@ describe('bench:screens', () => {
   it('seeds records into the stores before the services start, and the screens read them the same', {
     timeout: 240_000,
   }, async () => {
-    const report = await run({ n: 360, iterations: 2, warmup: 0, seed: 3, seedVia: 'store', deletedPercent: 10 });
+    // One run per operation: what this test checks is that the screens read store-seeded records
+    // as they read the gateway-seeded ones (the notes), not the figures' spread.
+    const report = await run({ n: 360, iterations: 1, warmup: 0, seed: 3, seedVia: 'store', deletedPercent: 10 });
     expect(report.seedVia).toBe('store');
     expect(report.perAgency).toEqual({ BPS: 120, FIA: 120, CUS: 120 });
     const deleted = report.deletedPerAgency as Record<string, number>;
@@ -66,7 +68,7 @@ describe('bench:screens', () => {
     for (const count of Object.values(deleted)) expect(count).toBeGreaterThan(0); // about 12 of 120 each
     expect(report.deleted).toBe(deleted.BPS);
     expect(report.operations.map((o) => o.name)).toEqual([...SCREEN_OPERATIONS]);
-    for (const op of report.operations) expectLatency(op.latency, 2, op.name);
+    for (const op of report.operations) expectLatency(op.latency, 1, op.name);
     expect(report.notes).toEqual([]);
     const text = formatScreensReport(report);
     expect(text).toContain(
