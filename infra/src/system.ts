@@ -305,7 +305,8 @@ export async function startSystem(options: SystemOptions): Promise<RunningSystem
     await options.beforeServices?.(infra);
     // Every port first, so that each service is given the URLs of the ones it calls; then all of
     // them at once (none waits for another to be ready: each retries what it calls), the gateway
-    // last. On two cores this halves the time to start (ADR 0021).
+    // last. The eight services were ready in 3.9 s this way on two cores, 6.9 s one after another
+    // (ADR 0021).
     const ports = new Map<string, number>();
     for (const service of SERVICES) {
       const port = await freePort();
