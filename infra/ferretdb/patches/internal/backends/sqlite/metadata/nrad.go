@@ -393,6 +393,17 @@ func (r *Registry) nradUpdate(ctx context.Context, dbName, collectionName string
 	}
 
 	err := db.InTransaction(ctx, func(tx *fsql.Tx) error {
+		// The first statement writes, so the transaction takes the write lock at once, waiting for
+		// it as long as busy_timeout allows. Begun with a read instead (CREATE TABLE IF NOT EXISTS
+		// of a table that exists only reads the schema), its first write had to upgrade a read
+		// snapshot, and SQLite refuses that at once with SQLITE_BUSY when any other connection has
+		// committed since (this registry's background ANALYZE, say): createIndexes failed so now
+		// and then ("database is locked"), one run in about 20 of records' name-terms migration test.
+		lock := fmt.Sprintf("UPDATE %q SET settings = settings WHERE table_name = ?", metadataTableName)
+		if _, err := tx.ExecContext(ctx, lock, c.TableName); err != nil {
+			return lazyerrors.Error(err)
+		}
+
 		if len(add) > 0 {
 			if s.Multikey == nil {
 				s.Multikey = map[string]int{}
