@@ -320,7 +320,7 @@ export async function runLinkingBench(options: LinkingBenchOptions): Promise<Lin
   const tag = Date.now().toString(36);
   // From the linking service's spawn to its first /readyz 200 (its match index loaded).
   let linkingReadyMs: number | null = null;
-  const log = options.log;
+  const { log } = options;
 
   let stores: ServiceStores | undefined;
   let seeding: Seeding | undefined;

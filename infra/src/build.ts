@@ -1,11 +1,8 @@
 import { execFileSync, spawnSync } from 'node:child_process';
-import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
+import { contentDigest, filesUnder } from './digest.ts';
 import { REPO_ROOT } from './paths.ts';
-
-/** Where the digest of the last successful build is kept (per checkout, never committed). */
-export const BUILD_STAMP = path.join(REPO_ROOT, 'node_modules', '.cache', 'nrad-build', 'digest');
 
 interface Workspace {
   dir: string;
@@ -26,15 +23,6 @@ function workspaces(root: string): Workspace[] {
   });
 }
 
-function* files(dir: string): Generator<string> {
-  for (const entry of readdirSync(dir, { withFileTypes: true })) {
-    if (entry.name === 'node_modules' || entry.name === 'dist') continue;
-    const full = path.join(dir, entry.name);
-    if (entry.isDirectory()) yield* files(full);
-    else yield full;
-  }
-}
-
 /**
  * A digest of everything the build reads: every workspace's package.json, the sources of the
  * workspaces a build bundles (every workspace but the browser journeys, the benchmarks and the
@@ -42,7 +30,6 @@ function* files(dir: string): Generator<string> {
  * the bundles are stamped with. Test files are left out: no build reads them.
  */
 export function buildInputsDigest(root = REPO_ROOT): string {
-  const hash = createHash('sha256');
   const notRead = new Set(['frontends/e2e', 'bench', 'tools/linkage']);
   const inputs = ['package.json', 'package-lock.json', 'tsconfig.base.json'];
   for (const { dir } of workspaces(root)) {
@@ -50,17 +37,12 @@ export function buildInputsDigest(root = REPO_ROOT): string {
     if (notRead.has(dir)) continue;
     for (const sub of ['src', 'bin', 'frontend.config.ts', 'tsconfig.json']) inputs.push(path.join(dir, sub));
   }
-  for (const input of inputs) {
-    const full = path.join(root, input);
-    if (!existsSync(full)) continue;
-    const list = statSync(full).isDirectory() ? [...files(full)].sort() : [full];
-    for (const file of list) {
-      if (/\.test\.tsx?$/.test(file)) continue;
-      hash.update(path.relative(root, file)).update('\0').update(readFileSync(file)).update('\0');
-    }
-  }
-  hash.update(`commit\0${process.env.NRAD_COMMIT ?? gitHead(root)}`);
-  return hash.digest('hex');
+  const files = inputs
+    .map((input) => path.join(root, input))
+    .filter((full) => existsSync(full))
+    .flatMap((full) => (statSync(full).isDirectory() ? filesUnder(full).map((f) => path.join(full, f)) : [full]))
+    .filter((file) => !/\.test\.tsx?$/.test(file));
+  return `${contentDigest(files, root)} ${process.env.NRAD_COMMIT ?? gitHead(root)}`;
 }
 
 function gitHead(root: string): string {
@@ -69,7 +51,7 @@ function gitHead(root: string): string {
       cwd: root,
       encoding: 'utf8',
       stdio: ['ignore', 'pipe', 'ignore'],
-    });
+    }).trim();
   } catch {
     return '';
   }
@@ -93,7 +75,8 @@ function outputsPresent(root: string): boolean {
  */
 export function buildIfChanged(say: (line: string) => void, options: { force?: boolean; root?: string } = {}): boolean {
   const root = options.root ?? REPO_ROOT;
-  const stamp = options.root ? path.join(root, 'node_modules', '.cache', 'nrad-build', 'digest') : BUILD_STAMP;
+  // Per checkout, never committed.
+  const stamp = path.join(root, 'node_modules', '.cache', 'nrad-build', 'digest');
   const digest = buildInputsDigest(root);
   if (!options.force && outputsPresent(root) && existsSync(stamp) && readFileSync(stamp, 'utf8') === digest) {
     say('Build is up to date (nothing it reads changed since the last build)');

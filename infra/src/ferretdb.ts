@@ -1,5 +1,4 @@
 import { spawnSync } from 'node:child_process';
-import { createHash } from 'node:crypto';
 import {
   chmodSync,
   cpSync,
@@ -12,6 +11,7 @@ import {
   writeFileSync,
 } from 'node:fs';
 import path from 'node:path';
+import { contentDigest, filesUnder } from './digest.ts';
 import { FERRETDB_BINARY, FERRETDB_SOURCE_DIR, FERRETDB_UPSTREAM_BINARY } from './paths.ts';
 import { type ManagedProcess, spawnManaged } from './process.ts';
 import { findCommand } from './system-packages.ts';
@@ -25,15 +25,6 @@ const PATCH_FILES_DIR = path.join(FERRETDB_SOURCE_DIR, 'patches');
  * exactly once in a file of the module and replaced, or a whole file of `patches/` added.
  */
 type SourcePatch = { file: string; find: string; replace: string; why: string } | { add: string; why: string };
-
-/** Every file under a directory, as paths relative to it. */
-function filesUnder(dir: string): string[] {
-  if (!existsSync(dir)) return [];
-  return readdirSync(dir, { withFileTypes: true, recursive: true })
-    .filter((e) => e.isFile())
-    .map((e) => path.relative(dir, path.join(e.parentPath, e.name)))
-    .sort();
-}
 
 /** What the program itself is built from (our main package and its modules). */
 const PROGRAM_SOURCES = ['main.go', 'go.mod', 'go.sum'].map((f) => path.join(FERRETDB_SOURCE_DIR, f));
@@ -135,13 +126,7 @@ export function ferretdbNeedsBuild(binary = FERRETDB_BINARY, sources = buildSour
  * relative to infra/ferretdb): FerretDB's own Go tests are run again when it changes (ADR 0021).
  */
 export function ferretdbSourcesDigest(sources = buildSources()): string {
-  const hash = createHash('sha256');
-  for (const file of sources) {
-    hash.update(`${path.relative(FERRETDB_SOURCE_DIR, file)}\0`);
-    hash.update(readFileSync(file));
-    hash.update('\0');
-  }
-  return hash.digest('hex');
+  return contentDigest(sources, FERRETDB_SOURCE_DIR);
 }
 
 /** The machine's Go, or an error saying what to install. */

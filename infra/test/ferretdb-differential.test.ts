@@ -47,6 +47,7 @@ const inputs = [
   ferretdbSourcesDigest([
     ...buildSources(),
     path.join(REPO_ROOT, 'infra', 'src', 'ferretdb.ts'),
+    path.join(REPO_ROOT, 'infra', 'src', 'digest.ts'),
     fileURLToPath(import.meta.url),
     path.join(HERE, 'differential', 'cases.ts'),
     path.join(HERE, 'differential', 'compare.ts'),

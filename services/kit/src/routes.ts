@@ -66,15 +66,9 @@ function checkAnswer(route: RouteSpec, status: number, body: unknown): void {
   if (!declared?.schema || (declared.contentType && declared.contentType !== 'application/json')) return;
   if (body === undefined || body === null || Buffer.isBuffer(body)) return;
   if (typeof (body as { pipe?: unknown }).pipe === 'function') return; // a stream (a file)
-  const checked = declared.schema.safeParse(JSON.parse(JSON.stringify(body)));
-  if (!checked.success) {
-    const issues = checked.error.issues
-      .slice(0, 5)
-      .map((i) => `${i.path.join('.') || '(body)'}: ${i.message}`)
-      .join('; ');
-    throw new Error(`${route.method} ${route.path} answered ${status} other than declared: ${issues}`);
-  }
+  expectDeclared(route, `answered ${status}`, declared.schema, JSON.parse(JSON.stringify(body)));
 }
+
 /**
  * In the test suite too: a request the handler accepted (answered 2xx) must be one the declaration
  * allows — its path parameters, query and JSON body each parsed by the declared schema — or the
@@ -82,24 +76,24 @@ function checkAnswer(route: RouteSpec, status: number, body: unknown): void {
  * tier (785 tests) found no such request when this check came (ADR 0019).
  */
 function checkAccepted(route: RouteSpec, ctx: { params?: unknown; query: unknown; request: { body?: unknown } }): void {
-  const parts: Array<[string, z.ZodType | undefined, unknown]> = [
-    ['path parameters', route.params, ctx.params],
-    ['query', route.query, ctx.query],
-    ['body', route.bodyType === 'multipart' ? undefined : route.body, ctx.request.body],
-  ];
-  for (const [part, schema, value] of parts) {
-    if (!schema) continue;
-    // A DELETE's body may be left out (the OpenAPI document says so: contracts' openapi.ts).
-    if (part === 'body' && value === undefined && route.method === 'DELETE') continue;
-    const parsed = schema.safeParse(value);
-    if (!parsed.success) {
-      const issues = parsed.error.issues
-        .slice(0, 5)
-        .map((i) => `${i.path.map(String).join('.') || `(${part})`}: ${i.message}`)
-        .join('; ');
-      throw new Error(`${route.method} ${route.path} accepted ${part} other than declared: ${issues}`);
-    }
+  if (route.params) expectDeclared(route, 'accepted path parameters', route.params, ctx.params);
+  if (route.query) expectDeclared(route, 'accepted query', route.query, ctx.query);
+  // A DELETE's body may be left out (the OpenAPI document says so: contracts' openapi.ts).
+  const body = ctx.request.body;
+  if (route.body && route.bodyType !== 'multipart' && !(body === undefined && route.method === 'DELETE')) {
+    expectDeclared(route, 'accepted body', route.body, body);
   }
+}
+
+/** Throws, naming the route and the first differences, when `value` is not what `schema` declares. */
+function expectDeclared(route: RouteSpec, what: string, schema: z.ZodType, value: unknown): void {
+  const parsed = schema.safeParse(value);
+  if (parsed.success) return;
+  const issues = parsed.error.issues
+    .slice(0, 5)
+    .map((i) => `${i.path.map(String).join('.') || '(whole)'}: ${i.message}`)
+    .join('; ');
+  throw new Error(`${route.method} ${route.path} ${what} other than declared: ${issues}`);
 }
 
 /** `METHOD path` (declared form, `{id}`) of each route a router mounts under /api or /internal. */
