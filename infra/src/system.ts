@@ -308,8 +308,17 @@ export async function startSystem(options: SystemOptions): Promise<RunningSystem
     // last. The eight services were ready in 3.9 s this way on two cores, 6.9 s one after another
     // (ADR 0021).
     const ports = new Map<string, number>();
+    // None binds its port before all are drawn, and the gateway binds last: a port drawn twice (the
+    // gateway's, say) would leave a service answering on the gateway's address.
+    const taken = new Set([options.gatewayPort]);
+    const drawPort = async () => {
+      let port = await freePort();
+      while (taken.has(port)) port = await freePort();
+      taken.add(port);
+      return port;
+    };
     for (const service of SERVICES) {
-      const port = await freePort();
+      const port = await drawPort();
       ports.set(service.name, port);
       const url = `http://127.0.0.1:${port}`;
       services[service.name] = url;
@@ -337,7 +346,7 @@ export async function startSystem(options: SystemOptions): Promise<RunningSystem
       NATS_URL: infra.natsUrl,
       IDENTITY_SECRET: secrets.identitySecret,
       SESSION_SECRET: secrets.sessionSecret,
-      METRICS_PORT: String(await freePort()),
+      METRICS_PORT: String(await drawPort()),
       ...(options.env?.MF_REMOTES ? { MF_REMOTES: options.env.MF_REMOTES } : {}),
       ...serviceUrls,
     });

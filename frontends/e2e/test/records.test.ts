@@ -46,7 +46,7 @@ async function signedIn(
 const escapeRegExp = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 
 /**
- * Waits for the page's finite animations to end (a spinner's never do): a click on a dialog's
+ * Waits for the page's finite animations to end or be cancelled (a spinner's never end): a click on a dialog's
  * button while the dialog is still zooming in can be lost on a loaded machine (CI lost a Restore).
  */
 async function animationsDone(page: Page) {
@@ -55,7 +55,9 @@ async function animationsDone(page: Page) {
       document
         .getAnimations()
         .filter((a) => a.effect?.getTiming().iterations !== Number.POSITIVE_INFINITY)
-        .map((a) => a.finished),
+        // A cancelled animation (its element gone, or its style changed) has ended too: its
+        // `finished` rejects with an AbortError.
+        .map((a) => a.finished.catch(() => undefined)),
     ),
   );
 }
