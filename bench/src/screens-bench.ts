@@ -95,6 +95,8 @@ export interface ScreensReport extends LatencyReport {
   seedViaDefault: boolean;
   /** The police user's deleted records (the Deleted Records screen's). */
   deleted: number;
+  /** The browser the screens were timed in: its executable's name and version. */
+  browser: string;
 }
 
 /** Reading 100,000 records into the match index and the stats model at start takes minutes on FerretDB. */
@@ -437,11 +439,13 @@ export async function runScreensBench(options: ScreensBenchOptions): Promise<Scr
     ) as { matches: MatchCandidate[] };
     if (!matches.some((m) => m.id === police.id)) notes.push("the NAMLC check did not find the pair's police record");
 
+    const executablePath = chromiumPath();
     const browser = await chromium.launch({
-      executablePath: chromiumPath(),
+      executablePath,
       args: ['--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage', '--no-first-run'],
     });
     cleanup.add(() => browser.close());
+    const browserName = `${path.basename(executablePath)} ${browser.version()}`;
     const policePage = await pageOf(browser, base, bps);
     const intelPage = await pageOf(browser, base, fia);
     const times = { warmup: options.warmup, iterations: options.iterations };
@@ -657,6 +661,7 @@ export async function runScreensBench(options: ScreensBenchOptions): Promise<Scr
       seedVia: via,
       seedViaDefault: options.seedVia === undefined,
       deleted,
+      browser: browserName,
       iterations: options.iterations,
       warmup: options.warmup,
       operations,
@@ -679,7 +684,7 @@ export function formatScreensReport(r: ScreensReport): string {
     r,
     `${how}${chosen}; the linked pair through the gateway)`,
     [
-      `Browser: Chromium (playwright-core), 1280×800; the police user searches ${(
+      `Browser: ${r.browser} (playwright-core), 1280×800; the police user searches ${(
         (r.perAgency.BPS ?? 0) - r.deleted + 1
       ).toLocaleString('en-US')} records and lists ${r.deleted.toLocaleString('en-US')} deleted ones`,
       `Runs:    ${r.iterations} measured per operation after ${r.warmup} warm-up runs; from the click (or navigation) to the answer on screen`,

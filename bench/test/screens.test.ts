@@ -53,6 +53,7 @@ describe('bench:screens', () => {
     for (const name of SCREEN_OPERATIONS) expect(text).toContain(name);
     expect(text).toMatch(/^Machine: .+\nN: +360 records \(BPS 120 \(12 deleted\), FIA 120 \(0 deleted\), CUS 120/);
     expect(text).toContain('--seed-via gateway: each record POSTed, 12 police records DELETEd, through the gateway');
+    expect(text).toMatch(/\nBrowser: chromium[-a-z]* \d+\.\d+\.\d+\.\d+ \(playwright-core\), 1280×800;/);
   });
 
   it('seeds records into the stores before the services start, and the screens read them the same', {
