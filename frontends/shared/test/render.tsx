@@ -3,6 +3,7 @@
  * client — at a path of the gateway the test stack runs, so its calls reach the real services.
  */
 
+import { StyleProvider, type Transformer } from '@ant-design/cssinjs';
 import { QueryClientProvider } from '@tanstack/react-query';
 import { render, screen, waitFor } from '@testing-library/react';
 import type userEvent from '@testing-library/user-event';
@@ -15,6 +16,39 @@ import {
   themeTokens,
   useFontSize,
 } from '../src/index.ts';
+
+/**
+ * The CSS properties a screen test can observe: whether an element is shown (Testing Library's
+ * role queries and jest-dom's toBeVisible read `display`, `visibility` and `opacity`) and whether it
+ * can be clicked (user-event reads `pointer-events`). happy-dom computes no layout, so antd's other
+ * properties change nothing a test sees.
+ */
+const OBSERVED = new Set(['display', 'visibility', 'opacity', 'pointerEvents']);
+
+/**
+ * Keeps of antd's style rules only those that set an observed property (ADR 0021). happy-dom's
+ * getComputedStyle matches every rule of every style sheet against an element and its ancestors
+ * each time the document changed, and role queries ask it for every element: it took about half a
+ * screen test's CPU. A rule setting an observed property is kept whole (its selector, its place
+ * in the cascade), so what is shown, hidden or clickable is computed exactly as before; rules that
+ * set nothing observed are dropped by the serializer. Nested objects are selectors and at-rules,
+ * visited in turn.
+ */
+const isNested = (value: unknown) =>
+  typeof value === 'object' &&
+  value !== null &&
+  !Array.isArray(value) &&
+  !('_keyframe' in value) && // a property's value: a keyframes rule (animation-name)
+  !('value' in value); // a property's value: several, or one not to be checked
+const observedOnly: Transformer = {
+  visit(style) {
+    const kept: Record<string, unknown> = {};
+    for (const [key, value] of Object.entries(style)) {
+      if (OBSERVED.has(key) || isNested(value)) kept[key] = value;
+    }
+    return kept as typeof style;
+  },
+};
 
 function Themed({ children }: { children: ReactNode }) {
   const { px } = useFontSize();
@@ -33,11 +67,13 @@ export function openAt(url: string) {
 export function renderScreen(ui: ReactNode) {
   const queryClient = createQueryClient();
   const result = render(
-    <FontSizeProvider>
-      <Themed>
-        <QueryClientProvider client={queryClient}>{ui}</QueryClientProvider>
-      </Themed>
-    </FontSizeProvider>,
+    <StyleProvider transformers={[observedOnly]}>
+      <FontSizeProvider>
+        <Themed>
+          <QueryClientProvider client={queryClient}>{ui}</QueryClientProvider>
+        </Themed>
+      </FontSizeProvider>
+    </StyleProvider>,
   );
   return { ...result, queryClient };
 }
