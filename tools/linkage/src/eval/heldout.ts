@@ -519,6 +519,42 @@ function clusters(random: Random): HeldoutRecord[] {
 
 const GENERATORS: Record<HeldoutKind, (random: Random) => HeldoutRecord[]> = { typos, oneWord, clusters };
 
+/** What largeClusters makes: how many records, the largest group, the seed. */
+export interface LargeClustersOptions {
+  readonly records: number;
+  readonly largest: number;
+  readonly seed?: number;
+}
+
+/**
+ * A set for timing link-csv at scale (issue 36: 50,000 records in groups of up to 20): people with
+ * 1 to `largest` records each, the group sizes drawn with weights 1/size^1.5 (most people once or
+ * twice, some many times; the first person has the largest group), each record its own corruption
+ * as in `clusters`, names from the embedded lists with their skew (so common names repeat, as on a
+ * small island), about 3% twins. Exactly `records` records; ids `L<person>-<k>`.
+ */
+export function largeClusters(options: LargeClustersOptions): HeldoutRecord[] {
+  const { records, largest } = options;
+  const random = new Random(hash32(`heldout:largeClusters:${options.seed ?? 1}`));
+  const people = new People(random);
+  const weights = Array.from({ length: largest }, (_, k) => (k + 1) ** -1.5);
+  const sizes: number[] = [];
+  for (let held = 0; held < records; ) {
+    const size = Math.min(sizes.length === 0 ? largest : 1 + random.weighted(weights), records - held);
+    sizes.push(size);
+    held += size;
+  }
+  const persons = population(random, people, sizes.length, TWIN_SHARE);
+  const drafts: Draft[] = [];
+  persons.forEach((p, k) => {
+    for (let r = 0; r < sizes[k]!; r++) {
+      const errors = random.distinct(CLUSTER_ERRORS, CLUSTER_ERROR_WEIGHTS, random.weighted([0.3, 0.45, 0.25]));
+      drafts.push({ entity: k, tag: String(r), values: corrupt(random, p, errors) });
+    }
+  });
+  return finish(random, 'L', drafts);
+}
+
 /** A held-out set: the same kind and seed always give the same records, in the same order. */
 export function generateHeldout(kind: HeldoutKind, seed = 1): HeldoutRecord[] {
   return GENERATORS[kind](new Random(hash32(`heldout:${kind}:${seed}`)));
@@ -544,7 +580,7 @@ export interface PairQuality {
   readonly f1: number;
 }
 
-function pairQuality(links: number, truePositives: number, truePairs: number): PairQuality {
+export function pairQuality(links: number, truePositives: number, truePairs: number): PairQuality {
   const precision = links === 0 ? 1 : truePositives / links;
   const recall = truePairs === 0 ? 1 : truePositives / truePairs;
   const f1 = precision + recall === 0 ? 0 : (2 * precision * recall) / (precision + recall);
