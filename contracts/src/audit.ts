@@ -32,6 +32,12 @@ export const AUDIT_ACTIONS = [
   'link.refused',
   'link.reject',
   'link.restore',
+  /** A possible match proposed for review (issue 36): the two records. */
+  'possible-match.create',
+  /** A possible match rejected (issue 36): the two records, the reason. */
+  'possible-match.reject',
+  /** A decision on a possible match refused: what was tried (the caller only saw 404). */
+  'possible-match.refused',
   'namlc.check',
   'upload',
   'report',

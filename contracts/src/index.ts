@@ -10,6 +10,7 @@ export * from './identity.ts';
 export * from './ingest.ts';
 export * from './links.ts';
 export * from './organizations.ts';
+export * from './possible-matches.ts';
 export * from './records.ts';
 export * from './reports.ts';
 export * from './routes.ts';

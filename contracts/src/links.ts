@@ -66,8 +66,8 @@ export const CheckMatchesSchema = z
   );
 export type CheckMatches = z.output<typeof CheckMatchesSchema>;
 
-/** One record the NAMLC check found, with what the match panel shows and why it matched. */
-export const MatchCandidateSchema = RecordSchema.pick({
+/** What SPEC §2's match panel shows of another agency's record, and no more. */
+export const MatchPanelRecordSchema = RecordSchema.pick({
   id: true,
   incidentNumber: true,
   suspectName: true,
@@ -75,7 +75,10 @@ export const MatchCandidateSchema = RecordSchema.pick({
   incidentDate: true,
   caseAmount: true,
   organization: true,
-}).extend({
+});
+
+/** One record the NAMLC check found, with what the match panel shows and why it matched. */
+export const MatchCandidateSchema = MatchPanelRecordSchema.extend({
   confidence: z.number(),
   matchCriteria: MatchCriteriaSchema,
   explanation: MatchExplanationSchema,

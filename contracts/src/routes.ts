@@ -49,6 +49,11 @@ import {
   RejectLinkSchema,
 } from './links.ts';
 import {
+  PossibleMatchPageQuerySchema,
+  PossibleMatchPageSchema,
+  RejectPossibleMatchSchema,
+} from './possible-matches.ts';
+import {
   AdminRecordSchema,
   DropdownOptionSchema,
   DropdownTypeSchema,
@@ -471,6 +476,36 @@ export const routes = {
       access: 'user',
       summary: 'The records linked to a record, in brief',
       responses: { 200: json('The linked records', z.array(LinkedRecordSummarySchema)) },
+    }),
+    possibleMatches: route({
+      method: 'GET',
+      path: '/api/possible-matches',
+      owner: 'linking',
+      access: 'user',
+      summary:
+        "Possible matches awaiting a decision that involve the user's agency (ADMIN: every one, decided too), best first",
+      query: PossibleMatchPageQuerySchema,
+      responses: { 200: json('A page of possible matches', PossibleMatchPageSchema) },
+      userLimit: 'list-pages',
+    }),
+    confirmPossibleMatch: route({
+      method: 'POST',
+      path: '/api/possible-matches/{id}/confirm',
+      owner: 'linking',
+      access: 'user',
+      summary: 'Confirm a possible match: a manual link by the user',
+      responses: { 201: json('The link', LinkSchema) },
+      userLimit: 'link-attempts',
+    }),
+    rejectPossibleMatch: route({
+      method: 'POST',
+      path: '/api/possible-matches/{id}/reject',
+      owner: 'linking',
+      access: 'user',
+      summary: 'Reject a possible match: different people, never proposed or linked again',
+      body: RejectPossibleMatchSchema,
+      responses: { 204: noContent('Rejected') },
+      userLimit: 'link-attempts',
     }),
     summary: route({
       method: 'GET',

@@ -16,6 +16,7 @@ import { Disclosures } from './domain/disclosures.ts';
 import { LinkRegistry } from './domain/link-registry.ts';
 import { MatchIndex } from './domain/match-index.ts';
 import { MatchRate } from './domain/match-rate.ts';
+import { PossibleMatches } from './domain/possible-matches.ts';
 import { LinkRelay } from './events/link-relay.ts';
 import { apiRoutes } from './http/routes.ts';
 import {
@@ -65,6 +66,8 @@ export async function createApp({ config, db, bus, logger }: LinkingAppDeps) {
     logger,
     autoLink: config.AUTO_LINK,
     threshold: config.LINK_THRESHOLD,
+    reviewThreshold: config.REVIEW_THRESHOLD ?? config.LINK_THRESHOLD,
+    possibleMatches: new PossibleMatches(),
     disclosureThreshold: config.DISCLOSURE_THRESHOLD,
     disclosures: new Disclosures(),
     disclosureTtlMs: config.DISCLOSURE_TTL_MINUTES * 60_000,
@@ -81,7 +84,18 @@ export async function createApp({ config, db, bus, logger }: LinkingAppDeps) {
   // weights while there are too few; the log says which weights score, and why the fixed ones stay).
   const matchRate = matchRateLog(deps.matchRate.estimate());
   const { strictNames } = deps.index;
-  logger.info({ records: deps.index.size, links: deps.links.size, ms, matchRate, strictNames }, 'match index loaded');
+  logger.info(
+    {
+      records: deps.index.size,
+      links: deps.links.size,
+      possibleMatches: deps.possibleMatches.size,
+      reviewThreshold: deps.reviewThreshold,
+      ms,
+      matchRate,
+      strictNames,
+    },
+    'match index loaded',
+  );
 
   await ensureStream(bus.jsm, { name: config.LINKS_STREAM, subjects: [`${config.LINKS_SUBJECT_PREFIX}.>`] });
   await audit.start(); // ensures the AUDIT stream: the relay publishes the links' audit events to it too

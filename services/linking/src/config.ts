@@ -34,6 +34,14 @@ export const LinkingConfigSchema = z
     /** Lowest confidence (0–100) for an automatic link; at least DISCLOSURE_THRESHOLD. */
     LINK_THRESHOLD: z.coerce.number().min(0).max(100).default(DEFAULT_THRESHOLD),
     /**
+     * Lowest confidence (0–100) of a possible match (issue 36, ADR 0022): a new record's pairs from
+     * here up to LINK_THRESHOLD are proposed to the two agencies' investigators, who confirm or
+     * reject them. Between DISCLOSURE_THRESHOLD (a possible match shows each agency the other's
+     * record) and LINK_THRESHOLD; unset, it is LINK_THRESHOLD: no pair is proposed (the band's
+     * calibrated default comes with issue 36's evaluation).
+     */
+    REVIEW_THRESHOLD: z.coerce.number().min(0).max(100).optional(),
+    /**
      * Lowest confidence (0–100) at which another agency's record is disclosed (issue 34): a NAMLC
      * check shows a match, and a manual link is made, only at or above it (as the service scores
      * the stored pair), or for a record the same user's check disclosed within DISCLOSURE_TTL_MINUTES.
@@ -59,6 +67,14 @@ export const LinkingConfigSchema = z
   .refine((c) => c.LINK_THRESHOLD >= c.DISCLOSURE_THRESHOLD, {
     path: ['LINK_THRESHOLD'],
     message: 'must be at least DISCLOSURE_THRESHOLD (an automatic link discloses the other record)',
+  })
+  .refine((c) => c.REVIEW_THRESHOLD === undefined || c.REVIEW_THRESHOLD >= c.DISCLOSURE_THRESHOLD, {
+    path: ['REVIEW_THRESHOLD'],
+    message: 'must be at least DISCLOSURE_THRESHOLD (a possible match discloses the other record)',
+  })
+  .refine((c) => c.REVIEW_THRESHOLD === undefined || c.REVIEW_THRESHOLD <= c.LINK_THRESHOLD, {
+    path: ['REVIEW_THRESHOLD'],
+    message: 'must be at most LINK_THRESHOLD (above it a pair is linked)',
   });
 export type LinkingConfig = z.output<typeof LinkingConfigSchema>;
 

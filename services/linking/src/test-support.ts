@@ -20,6 +20,8 @@ export function linkingTestConfig(options: {
   auditSubjectPrefix?: string;
   consumer?: string;
   threshold?: number;
+  /** REVIEW_THRESHOLD; DISCLOSURE_THRESHOLD is set to it too (a possible match discloses). */
+  reviewThreshold?: number;
   autoLink?: boolean;
   recordWaitMs?: number;
 }): LinkingConfig {
@@ -37,6 +39,9 @@ export function linkingTestConfig(options: {
       options.auditSubjectPrefix ?? sibling(options.recordsSubjectPrefix, /(^|\.)records$/, 'audit', '_'),
     RECORDS_CONSUMER: options.consumer ?? 'linking',
     ...(options.threshold === undefined ? {} : { LINK_THRESHOLD: String(options.threshold) }),
+    ...(options.reviewThreshold === undefined
+      ? {}
+      : { REVIEW_THRESHOLD: String(options.reviewThreshold), DISCLOSURE_THRESHOLD: String(options.reviewThreshold) }),
     AUTO_LINK: String(options.autoLink ?? true),
     RECORD_WAIT_MS: String(options.recordWaitMs ?? 5000),
     RELAY_RETRY_MS: '100',

@@ -61,9 +61,11 @@ export interface LinkingHarness {
 }
 
 const LINKING_PATH =
-  /^\/api\/(records\/((check-namlc-matches|link)|[^/]+\/(links|linked)|[^/]+\/links\/[^/]+(\/restore)?)|links\/summary)$/;
+  /^\/api\/(records\/((check-namlc-matches|link)|[^/]+\/(links|linked)|[^/]+\/links\/[^/]+(\/restore)?)|links\/summary|possible-matches(\/[^/]+\/(confirm|reject))?)$/;
 
-export async function startLinking(options: { threshold?: number; autoLink?: boolean } = {}): Promise<LinkingHarness> {
+export async function startLinking(
+  options: { threshold?: number; reviewThreshold?: number; autoLink?: boolean } = {},
+): Promise<LinkingHarness> {
   const t = testNamespace();
   const records = await recordsBeside(t, { identitySecret: SECRET, logger, name: 'linking-test', links: true });
   const { bus } = records;
@@ -77,6 +79,7 @@ export async function startLinking(options: { threshold?: number; autoLink?: boo
     linksStream: t.stream('LINKS'),
     linksSubjectPrefix: t.subject('links'),
     ...(options.threshold === undefined ? {} : { threshold: options.threshold }),
+    ...(options.reviewThreshold === undefined ? {} : { reviewThreshold: options.reviewThreshold }),
     ...(options.autoLink === undefined ? {} : { autoLink: options.autoLink }),
   });
   const db = await connectMongo({ url: config.MONGO_URL, dbName: config.MONGO_DB });

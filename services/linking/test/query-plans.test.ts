@@ -22,6 +22,9 @@ beforeAll(async () => {
   await store.links.collection.insertMany(
     docs.map((d, i) => ({ _id: new Types.ObjectId(), pairKey: `${d._id}:${i}`, published: true })),
   );
+  await store.possibleMatches.collection.insertMany(
+    docs.map((d, i) => ({ _id: new Types.ObjectId(), pairKey: `${d._id}:${i}`, decision: null })),
+  );
 });
 
 function expectIndexed(plan: QueryPlan, what: string) {
@@ -33,5 +36,9 @@ describe('linking queries', () => {
   it('an index entry and a link by id', async () => {
     expectIndexed(await planOf(store.index, linkingQueries.entry(new Types.ObjectId())), 'entry by id');
     expectIndexed(await planOf(store.links, linkingQueries.link(new Types.ObjectId())), 'link by id');
+  });
+
+  it('a possible match by id (its decision)', async () => {
+    expectIndexed(await planOf(store.possibleMatches, linkingQueries.possibleMatch(new Types.ObjectId())), 'by id');
   });
 });

@@ -134,6 +134,50 @@ const linkSchema = new Schema<LinkDoc>(
   { collection: 'links', versionKey: false, minimize: false },
 );
 
+/**
+ * A possible match (collection `possible_matches`, issue 36): a pair of two agencies' records the
+ * scorer put between REVIEW_THRESHOLD and LINK_THRESHOLD, proposed for the investigators to decide.
+ * One per pair (`pairKey` unique), whatever its state: a decided pair is never proposed again.
+ */
+export interface PossibleMatchDoc {
+  _id: Types.ObjectId;
+  pairKey: string;
+  /** The record that brought the pair (the newer one) first. */
+  recordIds: [string, string];
+  organizations: [string, string];
+  confidence: number;
+  matchCriteria: Link['matchCriteria'];
+  explanation: Link['explanation'];
+  createdAt: Date;
+  /** Null until decided. */
+  decision: StoredDecision | null;
+}
+
+export interface StoredDecision {
+  kind: 'confirmed' | 'rejected';
+  at: Date;
+  byId: string;
+  byOrganization: string;
+  reason: string;
+  linkId?: string;
+}
+
+const possibleMatchSchema = new Schema<PossibleMatchDoc>(
+  {
+    _id: { type: Schema.Types.ObjectId, required: true },
+    pairKey: { type: String, required: true },
+    recordIds: { type: [String], required: true },
+    organizations: { type: [String], required: true },
+    confidence: { type: Number, required: true },
+    matchCriteria: { type: Schema.Types.Mixed, required: true },
+    explanation: { type: Schema.Types.Mixed, required: true },
+    createdAt: { type: Date, required: true },
+    decision: { type: Schema.Types.Mixed, default: null },
+  },
+  { collection: 'possible_matches', versionKey: false, minimize: false },
+);
+possibleMatchSchema.index({ pairKey: 1 }, { unique: true });
+
 const disclosureSchema = new Schema<DisclosureDoc>(
   {
     _id: { type: String, required: true },
@@ -205,6 +249,7 @@ export const linkingQueries = {
   link: (id: Types.ObjectId) => ({ filter: { _id: id } }),
   linkChange: (id: Types.ObjectId, changeSeq: number) => ({ filter: { _id: id, changeSeq } }),
   disclosuresFrom: (now: Date) => ({ filter: { expiresAt: { $gt: now } } }),
+  possibleMatch: (id: Types.ObjectId) => ({ filter: { _id: id } }),
   disclosuresBefore: (now: Date) => ({ filter: { expiresAt: { $lte: now } } }),
 };
 
@@ -213,15 +258,49 @@ export class LinkingStore {
   readonly index: Model<IndexDoc>;
   readonly links: Model<LinkDoc>;
   readonly disclosures: Model<DisclosureDoc>;
+  readonly possibleMatches: Model<PossibleMatchDoc>;
 
   constructor(conn: Connection) {
     this.index = conn.model<IndexDoc>('MatchIndexEntry', indexSchema);
     this.links = conn.model<LinkDoc>('Link', linkSchema);
     this.disclosures = conn.model<DisclosureDoc>('Disclosure', disclosureSchema);
+    this.possibleMatches = conn.model<PossibleMatchDoc>('PossibleMatch', possibleMatchSchema);
   }
 
   async init(): Promise<void> {
-    await Promise.all([this.index.init(), this.links.init(), this.disclosures.init()]);
+    await Promise.all([this.index.init(), this.links.init(), this.disclosures.init(), this.possibleMatches.init()]);
+  }
+
+  private get rawPossibleMatches(): mongo.Collection<PossibleMatchDoc> {
+    return this.possibleMatches.collection as unknown as mongo.Collection<PossibleMatchDoc>;
+  }
+
+  /** Stores a new possible match; false when its pair has one already (decided or not). */
+  async insertPossibleMatch(doc: PossibleMatchDoc): Promise<boolean> {
+    try {
+      await this.rawPossibleMatches.insertOne(doc);
+      return true;
+    } catch (err) {
+      if (isDuplicateKeyError(err)) return false;
+      throw err;
+    }
+  }
+
+  /**
+   * Stores a possible match's decision; false when it is not stored. By `_id` alone (a filter on
+   * the decision too is not served by the index on our FerretDB build): the caller decides only an
+   * open one, under the possible match's lock, in the one process that owns this store.
+   */
+  async decidePossibleMatch(id: Types.ObjectId, decision: StoredDecision): Promise<boolean> {
+    const result = await this.rawPossibleMatches.updateOne(linkingQueries.possibleMatch(id).filter, {
+      $set: { decision },
+    });
+    return result.matchedCount === 1;
+  }
+
+  /** Every possible match of `scope` (one of its two records the scope's), for loading at start. */
+  async *allPossibleMatches(scope: Scope): AsyncGenerator<PossibleMatchDoc> {
+    for await (const doc of this.rawPossibleMatches.find(scope.filter('organizations')).batchSize(2000)) yield doc;
   }
 
   private get rawDisclosures(): mongo.Collection<DisclosureDoc> {

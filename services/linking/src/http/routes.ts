@@ -2,6 +2,7 @@ import Router from '@koa/router';
 import { routes } from '@nrad/contracts';
 import { actorOf, mountRoute, type ServiceState, userOf } from '@nrad/service-kit';
 import * as linking from '../use-cases/linking.ts';
+import * as review from '../use-cases/possible-matches.ts';
 
 /** The linking paths of SPEC §7 (ARCHITECTURE.md "Route ownership") and the links' summary. */
 export function apiRoutes(deps: linking.LinkingDeps) {
@@ -35,6 +36,21 @@ export function apiRoutes(deps: linking.LinkingDeps) {
 
   mountRoute(router, routes.linking.linked, async (ctx) => {
     return await linking.listLinked(deps, userOf(ctx.state), actorOf(ctx), ctx.params.id);
+  });
+
+  mountRoute(router, routes.linking.possibleMatches, async (ctx) => {
+    return await review.listPossibleMatches(deps, userOf(ctx.state), actorOf(ctx), ctx.query);
+  });
+
+  mountRoute(router, routes.linking.confirmPossibleMatch, async (ctx) => {
+    const link = await review.confirmPossibleMatch(deps, userOf(ctx.state), actorOf(ctx), ctx.params.id);
+    ctx.status = 201;
+    return link;
+  });
+
+  mountRoute(router, routes.linking.rejectPossibleMatch, async (ctx) => {
+    await review.rejectPossibleMatch(deps, userOf(ctx.state), actorOf(ctx), ctx.params.id, ctx.request.body);
+    ctx.status = 204;
   });
 
   // Counts only, no record: not an audited read (issue 21 audits what discloses records).

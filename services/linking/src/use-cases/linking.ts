@@ -22,6 +22,7 @@ import {
   NAMLC_AGENCY,
   ObjectIdSchema,
   type Organization,
+  type PossibleMatchRecord,
   type RecordEvent,
   type RecordLinkView,
   RejectLinkSchema,
@@ -59,6 +60,7 @@ import {
   LinkTakenError,
   linkFromDoc,
   type OutboxMessage,
+  type PossibleMatchDoc,
   type StoredRejection,
 } from '../data/store.ts';
 import type { Disclosures } from '../domain/disclosures.ts';
@@ -66,6 +68,7 @@ import type { LinkRegistry } from '../domain/link-registry.ts';
 import { pairKeyOf } from '../domain/link-registry.ts';
 import { entryFor, type IndexEntry, type MatchIndex, type ScoredCandidate } from '../domain/match-index.ts';
 import type { MatchRate, MatchRateEstimate, WeightChoice } from '../domain/match-rate.ts';
+import type { PossibleMatches } from '../domain/possible-matches.ts';
 import { hasPending, type LinkRelay, pendingLink } from '../events/link-relay.ts';
 
 export const RECORD_NOT_FOUND = 'Record not found';
@@ -83,6 +86,10 @@ export interface LinkingDeps {
   logger: Logger;
   autoLink: boolean;
   threshold: number;
+  /** Lowest confidence of a possible match (REVIEW_THRESHOLD; = threshold: none is proposed). */
+  reviewThreshold: number;
+  /** The possible matches (issue 36), decided or not. */
+  possibleMatches: PossibleMatches;
   /** One change of a link document at a time (a rejection, a restore, its publish being marked). */
   linkLock: KeyedLock;
   /** The lowest confidence that discloses another agency's record (a check's match, a manual link). */
@@ -201,34 +208,74 @@ export function refreshMatchRate(deps: LinkingDeps): void {
 }
 
 /**
- * Links `entry` to every active record of another organization at or above the threshold. Each
- * link is recorded (`link.create`, detail `{auto: true}`) as done by `by`, the actor of the record
- * event that brought the record: the user who created it (no request of this service's).
+ * Links `entry` to every active record of another organization at or above the threshold, and
+ * proposes those from REVIEW_THRESHOLD up to it as possible matches (issue 36). Each link is
+ * recorded (`link.create`, detail `{auto: true}`) and each proposal (`possible-match.create`) as
+ * done by `by`, the actor of the record event that brought the record: the user who created it (no
+ * request of this service's). A pair with a link or a possible match already, decided or not, is
+ * left as it is.
  */
 export async function autoLink(deps: LinkingDeps, entry: IndexEntry, by: Actor): Promise<Link[]> {
-  const audit: LinkAudit = {
-    actor: { userId: by.userId, organization: by.organization, requestId: null, clientAddress: null },
-    detail: { auto: true },
-  };
+  const actor: AuditActor = { userId: by.userId, organization: by.organization, requestId: null, clientAddress: null };
+  const audit: LinkAudit = { actor, detail: { auto: true } };
   const found = deps.index.find(entry.prepared, entry.keys, {
     excludeOrganization: entry.organization,
     excludeId: entry.id,
-    threshold: deps.threshold,
+    threshold: Math.min(deps.reviewThreshold, deps.threshold),
   });
   const made: Link[] = [];
+  let proposed = 0;
   for (const candidate of found) {
     if (deps.links.hasPair(entry.id, candidate.entry.id)) continue;
+    if (deps.possibleMatches.pair(entry.id, candidate.entry.id)) continue;
+    if (candidate.result.confidence < deps.threshold) {
+      if (await proposePossibleMatch(deps, entry, candidate, actor)) proposed++;
+      continue;
+    }
     const link = await storeLink(deps, entry, candidate.entry, candidate.result, 'auto', null, audit);
     if (link) made.push(link);
   }
-  if (made.length > 0) {
-    deps.logger.info({ record: entry.id, links: made.length }, 'records linked automatically');
+  if (made.length > 0 || proposed > 0) {
+    deps.logger.info(
+      { record: entry.id, links: made.length, possibleMatches: proposed },
+      'records linked automatically',
+    );
   }
   return made;
 }
 
+/**
+ * Stores the pair of `entry` and a candidate as a possible match and records it
+ * (`possible-match.create`, the two records); false when the pair has one already.
+ */
+async function proposePossibleMatch(
+  deps: LinkingDeps,
+  entry: IndexEntry,
+  { entry: other, result }: ScoredCandidate,
+  actor: AuditActor,
+): Promise<boolean> {
+  const doc: PossibleMatchDoc = {
+    _id: new Types.ObjectId(),
+    pairKey: pairKeyOf(entry.id, other.id),
+    recordIds: [entry.id, other.id],
+    organizations: [entry.organization, other.organization],
+    confidence: result.confidence,
+    matchCriteria: { ...result.matchCriteria },
+    explanation: result.explanation.map((e) => ({ ...e })),
+    createdAt: new Date(),
+    decision: null,
+  };
+  if (!(await deps.store.insertPossibleMatch(doc))) return false;
+  deps.possibleMatches.add(doc);
+  await deps.audit.record(actor, 'possible-match.create', doc.recordIds, {
+    possibleMatch: doc._id.toHexString(),
+    confidence: doc.confidence,
+  });
+  return true;
+}
+
 /** Who a link's audit event names, and what else it says. */
-interface LinkAudit {
+export interface LinkAudit {
   actor: AuditActor;
   detail?: AuditEvent['detail'];
 }
@@ -241,7 +288,7 @@ export const linkAuditId = (linkId: string) => `link-${linkId}`;
  * both records, in the same document so that they cannot part — and queues them; null when the
  * pair was taken meanwhile (then neither event exists).
  */
-async function storeLink(
+export async function storeLink(
   deps: LinkingDeps,
   source: IndexEntry,
   linked: IndexEntry,
@@ -304,7 +351,7 @@ async function storeLink(
   return link;
 }
 
-function parseRecordId(id: string, field = 'id'): string {
+export function parseRecordId(id: string, field = 'id'): string {
   if (!ObjectIdSchema.safeParse(id).success) throw validationError(`${field}: must be a valid record id`);
   return id.toLowerCase();
 }
@@ -333,7 +380,12 @@ async function lookUp(deps: LinkingDeps, id: string): Promise<IndexEntry | undef
  * no sooner than the wait for such a record's event (RECORD_WAIT_MS) would have ended, so that
  * neither the answer nor its time tells whether another agency holds the id.
  */
-async function ownRecord(deps: LinkingDeps, user: UserIdentity, actor: AuditActor, id: string): Promise<IndexEntry> {
+export async function ownRecord(
+  deps: LinkingDeps,
+  user: UserIdentity,
+  actor: AuditActor,
+  id: string,
+): Promise<IndexEntry> {
   const started = Date.now();
   const entry = await lookUp(deps, id);
   if (entry && scopeOf(user).includes(entry.organization)) {
@@ -346,11 +398,12 @@ async function ownRecord(deps: LinkingDeps, user: UserIdentity, actor: AuditActo
 }
 
 /** A manual link's score: as a search of b's organization would score the pair (MatchIndex.scoreOptions). */
-function scoreAgainst(deps: LinkingDeps, a: IndexEntry, b: IndexEntry): MatchResult {
+export function scoreAgainst(deps: LinkingDeps, a: IndexEntry, b: IndexEntry): MatchResult {
   return scorePrepared(a.prepared, b.prepared, deps.index.scoreOptions(deps.index.activeCount(b.organization)));
 }
 
-function candidateView({ entry, result }: ScoredCandidate): MatchCandidate {
+/** What SPEC §2's match panel shows of another agency's record, and no more. */
+export function panelOf(entry: IndexEntry): PossibleMatchRecord {
   const r = entry.record;
   return {
     id: r.id,
@@ -360,6 +413,12 @@ function candidateView({ entry, result }: ScoredCandidate): MatchCandidate {
     incidentDate: r.incidentDate,
     caseAmount: r.caseAmount,
     organization: r.organization,
+  };
+}
+
+function candidateView({ entry, result }: ScoredCandidate): MatchCandidate {
+  return {
+    ...panelOf(entry),
     confidence: result.confidence,
     matchCriteria: { ...result.matchCriteria },
     explanation: result.explanation.map((e) => ({ ...e })),
@@ -456,7 +515,7 @@ export async function createLink(
       ? 'deleted'
       : linked.organization === source.organization || !isAgency(linked.organization)
         ? 'same organization'
-        : pair?.rejection
+        : pair?.rejection || deps.possibleMatches.pair(source.id, linkedId)?.decision?.kind === 'rejected'
           ? 'rejected'
           : (result?.confidence ?? 0) < deps.disclosureThreshold && !disclosed
             ? 'too weak'
@@ -726,6 +785,7 @@ export async function loadState(deps: LinkingDeps): Promise<void> {
     deps.links.add(linkFromDoc(doc));
     if (hasPending(doc)) deps.relay.enqueue(pendingLink(doc, linkSubject(deps.linksSubjectPrefix)));
   }
+  for await (const doc of deps.store.allPossibleMatches(everything)) deps.possibleMatches.add(doc);
   const now = new Date();
   await forgetExpiredDisclosures(deps, now);
   for await (const d of deps.store.currentDisclosures(now)) {
