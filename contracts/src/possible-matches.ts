@@ -59,6 +59,10 @@ export const PossibleMatchPageSchema = z.object({
 });
 export type PossibleMatchPage = z.infer<typeof PossibleMatchPageSchema>;
 
+/** `GET /api/possible-matches/count`: the open pairs the caller may decide (the navigation's badge). */
+export const PossibleMatchCountSchema = z.object({ open: z.number().int().min(0) });
+export type PossibleMatchCount = z.infer<typeof PossibleMatchCountSchema>;
+
 /** `POST /api/possible-matches/{id}/reject` (optional body, as a link's rejection). Answered 204. */
 export const RejectPossibleMatchSchema = RejectLinkSchema;
 export type RejectPossibleMatch = z.output<typeof RejectPossibleMatchSchema>;

@@ -49,6 +49,7 @@ import {
   RejectLinkSchema,
 } from './links.ts';
 import {
+  PossibleMatchCountSchema,
   PossibleMatchPageQuerySchema,
   PossibleMatchPageSchema,
   RejectPossibleMatchSchema,
@@ -487,6 +488,14 @@ export const routes = {
       query: PossibleMatchPageQuerySchema,
       responses: { 200: json('A page of possible matches', PossibleMatchPageSchema) },
       userLimit: 'list-pages',
+    }),
+    possibleMatchCount: route({
+      method: 'GET',
+      path: '/api/possible-matches/count',
+      owner: 'linking',
+      access: 'user',
+      summary: 'How many possible matches await a decision the user may make (counts only)',
+      responses: { 200: json('The count', PossibleMatchCountSchema) },
     }),
     confirmPossibleMatch: route({
       method: 'POST',

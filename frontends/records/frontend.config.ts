@@ -8,5 +8,6 @@ export default defineFrontend({
     './RecordDetails': './src/RecordDetails.tsx',
     './EditRecord': './src/EditRecord.tsx',
     './DeletedRecords': './src/DeletedRecords.tsx',
+    './Review': './src/Review.tsx',
   },
 });

@@ -37,8 +37,14 @@ import { type GatewayConfig, GatewayConfigSchema } from '../src/config.ts';
 export const IDENTITY_SECRET = 'i'.repeat(40);
 export const ADMIN = { email: 'admin@nrad.test', password: 'admin-password-123' };
 
+/** How a test wants the stack's linking service to link (its own defaults otherwise). */
+export interface StackOptions {
+  /** LINK_THRESHOLD, and REVIEW_THRESHOLD (= DISCLOSURE_THRESHOLD): a review band (issue 36). */
+  linking?: { threshold?: number; reviewThreshold?: number };
+}
+
 /** The stack of startAuthStack in a namespace given by the caller, who closes it (no vitest needed). */
-export async function createAuthStack(t: TestNamespace) {
+export async function createAuthStack(t: TestNamespace, options: StackOptions = {}) {
   const logger = createLogger({ name: 'gateway-test', level: 'silent' });
   // One connection to NATS for every service of the stack (auth's audit trail needs it first).
   const bus = await connectBus({ url: t.natsUrl, name: 'gateway-test' });
@@ -80,6 +86,7 @@ export async function createAuthStack(t: TestNamespace) {
     // A refused id made in the last minute is answered after this wait (issue 34: as long as for a
     // record whose event is on its way); the matrix refuses fresh ids 18 times.
     recordWaitMs: 1000,
+    ...options.linking,
   });
   const linkingDb = await connectMongo({ url: linkingConfig.MONGO_URL, dbName: linkingConfig.MONGO_DB });
   const linking = await createLinkingApp({ config: linkingConfig, db: linkingDb, bus, logger });

@@ -5,6 +5,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { newNamespace } from '@nrad/infra/harness';
+import type { StackOptions } from './auth-stack.ts';
 import { processAlive } from './process-alive.ts';
 
 /** This worker's host: one per test run and worker (Vitest's pool id), found through a file. */
@@ -79,7 +80,7 @@ async function hostPort(): Promise<number> {
  * files one after another, ADR 0021), which closes it and removes the namespace once this file's
  * process has ended. Resolves with the gateway's URL.
  */
-export async function spawnStack(options: { frontendsDir?: string } = {}): Promise<{ url: string }> {
+export async function spawnStack(options: { frontendsDir?: string } & StackOptions = {}): Promise<{ url: string }> {
   const t = newNamespace();
   const port = await hostPort();
   const started = await call(port, 'POST', '/stacks', {
@@ -89,6 +90,7 @@ export async function spawnStack(options: { frontendsDir?: string } = {}): Promi
     natsUrl: t.natsUrl,
     redisUrl: t.redisUrl,
     ...(options.frontendsDir ? { frontendsDir: options.frontendsDir } : {}),
+    ...(options.linking ? { linking: JSON.stringify(options.linking) } : {}),
   });
   if (started.status !== 200) throw new Error(`the stack host could not start a stack: ${started.text}`);
   return { url: (JSON.parse(started.text) as { url: string }).url };

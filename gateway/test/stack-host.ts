@@ -8,7 +8,8 @@
  * so the services' modules are loaded and compiled once per worker, not once per file (ADR 0021).
  *
  * Control, on 127.0.0.1 only: `POST /stacks` `{ ns, owner, mongoUrl, natsUrl, redisUrl,
- * frontendsDir? }` → `{ url }` (owner: the test file's process id). Prints `ready <port>` when it
+ * frontendsDir?, linking? }` → `{ url }` (owner: the test file's process id; linking: the JSON of
+ * StackOptions.linking). Prints `ready <port>` when it
  * listens; stops when the test run that started it (`--parent-pid`) is gone, or on SIGTERM.
  */
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
@@ -45,7 +46,7 @@ async function start(spec: Record<string, string | undefined>): Promise<string> 
     throw new Error('ns, owner, mongoUrl, natsUrl and redisUrl are required');
   if (stacks.has(ns)) throw new Error(`a stack already runs in namespace ${ns}`);
   const t = namespaceFor(ns, { mongoUrl, natsUrl, redisUrl });
-  const stack = await createAuthStack(t);
+  const stack = await createAuthStack(t, spec.linking ? { linking: JSON.parse(spec.linking) } : {});
   const { server } = stack.gateway({ TRUST_PROXY: 'false', ...(frontendsDir ? { FRONTENDS_DIR: frontendsDir } : {}) });
   const http = createServer(server);
   await new Promise<void>((resolve) => http.listen(0, '127.0.0.1', resolve));

@@ -1,17 +1,17 @@
 import { deferCleanup, testNamespace } from '@nrad/infra/harness';
 import request from 'supertest';
 
-import { createAuthStack } from './auth-stack.ts';
+import { createAuthStack, type StackOptions } from './auth-stack.ts';
 
-export { ADMIN, createAuthStack, IDENTITY_SECRET } from './auth-stack.ts';
+export { ADMIN, createAuthStack, IDENTITY_SECRET, type StackOptions } from './auth-stack.ts';
 
 /**
  * Real auth, records, linking, stats, ingest, report, audit and ops services on real ports (FerretDB, NATS JetStream behind them) and gateways
  * in front of them on real Redis, all in this test file's namespace; everything is closed after
  * the file (deferCleanup: it is called in a beforeAll).
  */
-export async function startAuthStack() {
-  const stack = await createAuthStack(testNamespace());
+export async function startAuthStack(options: StackOptions = {}) {
+  const stack = await createAuthStack(testNamespace(), options);
   deferCleanup(() => stack.close());
   return stack;
 }

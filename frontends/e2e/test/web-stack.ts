@@ -12,7 +12,7 @@ import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
-import { ADMIN, startAuthStack } from '@nrad/gateway/test-stack';
+import { ADMIN, type StackOptions, startAuthStack } from '@nrad/gateway/test-stack';
 import { chromiumPath, REPO_ROOT } from '@nrad/infra';
 import { closeHttpServer, deferCleanup } from '@nrad/infra/harness';
 import { type Browser, type BrowserContext, chromium, type Page } from 'playwright-core';
@@ -82,10 +82,10 @@ function browserOfWorker(): Promise<Browser> {
 }
 
 /** Starts this test file's stack; it is stopped, and the file's browser contexts closed, after the file. */
-export async function startWebStack(): Promise<WebStack> {
+export async function startWebStack(options: StackOptions = {}): Promise<WebStack> {
   requireBuilt();
   mkdirSync(SCREENSHOTS_DIR, { recursive: true });
-  const stack = await startAuthStack();
+  const stack = await startAuthStack(options);
   const gateway = async (overrides: Record<string, string>) => {
     const { server } = stack.gateway({ FRONTENDS_DIR, TRUST_PROXY: 'false', ...overrides });
     const listening = await listenOn(server);

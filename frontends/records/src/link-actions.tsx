@@ -35,6 +35,29 @@ export function rejectionText(rejection: LinkRejection): string {
   return rejection.reason ? `${said}: ${rejection.reason}` : `${said}.`;
 }
 
+/** The optional reason of a rejection (a link's or a possible match's), at most REJECT_REASON_MAX characters. */
+export function ReasonField({ id, value, onChange }: { id: string; value: string; onChange: (value: string) => void }) {
+  return (
+    <Form layout="vertical" component="div">
+      <Form.Item
+        label={REASON_LABEL}
+        htmlFor={id}
+        extra={`Optional, up to ${REJECT_REASON_MAX} characters.`}
+        style={{ marginBottom: 0 }}
+      >
+        <Input.TextArea
+          id={id}
+          value={value}
+          onChange={(e) => onChange(e.target.value)}
+          maxLength={REJECT_REASON_MAX}
+          showCount
+          rows={3}
+        />
+      </Form.Item>
+    </Form>
+  );
+}
+
 /** A link to reject: the caller's record (`recordId`) and the other agency's record in it. */
 export interface RejectTarget {
   recordId: string;
@@ -105,23 +128,7 @@ export function RejectLinkDialog({
             {`The link to ${organizationName(target.linked.organization)}'s record ${target.linked.incidentNumber}.`}
           </Typography.Paragraph>
           <Typography.Paragraph>{rejectLinkText(target.linked.organization)}</Typography.Paragraph>
-          <Form layout="vertical" component="div">
-            <Form.Item
-              label={REASON_LABEL}
-              htmlFor="reject-link-reason"
-              extra={`Optional, up to ${REJECT_REASON_MAX} characters.`}
-              style={{ marginBottom: 0 }}
-            >
-              <Input.TextArea
-                id="reject-link-reason"
-                value={reason}
-                onChange={(e) => setReason(e.target.value)}
-                maxLength={REJECT_REASON_MAX}
-                showCount
-                rows={3}
-              />
-            </Form.Item>
-          </Form>
+          <ReasonField id="reject-link-reason" value={reason} onChange={setReason} />
         </>
       )}
     </Modal>

@@ -11,6 +11,8 @@ import { formatUsd, sumAmounts } from './format.ts';
 export const RECORDS_KEY = routes.records.list.path;
 export const recordKey = (id: string) => [RECORDS_KEY, id] as const;
 export const recordLinksKey = (id: string) => [RECORDS_KEY, id, 'links'] as const;
+/** The possible matches' list and the navigation's count of them (issue 36): read again after a decision. */
+export const POSSIBLE_MATCHES_KEY = routes.linking.possibleMatches.path;
 export const optionsKey = (type: 'source' | 'country') => ['/api/dropdown-options', type] as const;
 
 /** After a create, edit, delete, restore or link: every record query is read again when next shown. */

@@ -66,6 +66,13 @@ describe('possible matches (the review band)', () => {
     expect(fromFia.items.find((i) => i.id === id)?.records.map((r) => r.id)).toEqual([b.id, a.id]);
     expect((await pageOf(h, cus)).items.find((i) => i.id === id)).toBeUndefined();
     expect((await pageOf(h, admin)).items.find((i) => i.id === id)?.records.map((r) => r.id)).toEqual([b.id, a.id]);
+    // The navigation's badge: counts only.
+    const count = async (user = bps) =>
+      (await (await h.as(user)).get('/api/possible-matches/count').expect(200)).body as { open: number };
+    expect(await count(bps)).toEqual({ open: 1 });
+    expect(await count(fia)).toEqual({ open: 1 });
+    expect(await count(cus)).toEqual({ open: 0 });
+    expect(await count(admin)).toEqual({ open: 1 });
 
     // The same suspect written the same way is linked, not proposed.
     const c = await h.create(cus, { suspectName: 'Hortensia Blackwood', suspectDob: '1959-11-30' });

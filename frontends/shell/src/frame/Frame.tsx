@@ -7,10 +7,12 @@ import {
   Layout,
   OrganizationBadge,
   organizationName,
+  POSSIBLE_MATCHES_KEY,
   Popover,
   theme,
   useToast,
 } from '@nrad/shared';
+import { useQuery } from '@tanstack/react-query';
 import { type ReactNode, useState } from 'react';
 import { Link, useLocation } from 'wouter';
 import { DATABASE_TITLE } from '../constants.ts';
@@ -71,11 +73,22 @@ function UserMenu({ user }: { user: PublicUser }) {
   );
 }
 
-/** SPEC §2 top navigation, the active item highlighted. */
+/** antd's red-7: white on it is 5.57:1 (antd's colorError, red-5, gives 3.27:1, under WCAG's 4.5:1). */
+const REVIEW_COUNT_BACKGROUND = '#cf1322';
+
+/** How often the navigation asks how many possible matches await the user (ms). */
+const REVIEW_COUNT_MS = 60_000;
+
+/** SPEC §2 top navigation, the active item highlighted; Review with its count while there is any. */
 function Navigation({ user }: { user: PublicUser }) {
   const [pathname] = useLocation();
   const { token } = theme.useToken();
   const active = activeItem(pathname);
+  const toReview = useQuery({
+    queryKey: [POSSIBLE_MATCHES_KEY, 'count'],
+    queryFn: () => callApi(routes.linking.possibleMatchCount),
+    refetchInterval: REVIEW_COUNT_MS,
+  }).data?.open;
   return (
     <nav
       aria-label="Main navigation"
@@ -88,13 +101,14 @@ function Navigation({ user }: { user: PublicUser }) {
         borderBottom: `1px solid ${token.colorBorderSecondary}`,
       }}
     >
-      {navigationItems(user.organization).map((item) => {
+      {navigationItems(user.organization, toReview, active === '/review').map((item) => {
         const current = item.key === active;
         return (
           <Link
             key={item.key}
             href={item.key}
             aria-current={current ? 'page' : undefined}
+            aria-label={item.count ? `${item.label}, ${item.count} to decide` : undefined}
             style={{
               padding: '12px 16px',
               color: current ? token.colorPrimary : token.colorText,
@@ -104,6 +118,23 @@ function Navigation({ user }: { user: PublicUser }) {
             }}
           >
             {item.label}
+            {item.count ? (
+              <span
+                data-testid="review-count"
+                style={{
+                  marginLeft: 6,
+                  padding: '0 7px',
+                  borderRadius: 10,
+                  fontSize: token.fontSizeSM,
+                  lineHeight: '20px',
+                  display: 'inline-block',
+                  color: '#ffffff',
+                  background: REVIEW_COUNT_BACKGROUND,
+                }}
+              >
+                {item.count}
+              </span>
+            ) : null}
           </Link>
         );
       })}

@@ -25,6 +25,8 @@ export const REMOTE_ROUTES: readonly RemoteRoute[] = [
   { path: '/record/:id', remote: 'records', module: 'RecordDetails', title: 'Record Details' },
   { path: '/record/:id/edit', remote: 'records', module: 'EditRecord', title: 'Edit Record' },
   { path: '/deleted-records', remote: 'records', module: 'DeletedRecords', title: 'Deleted Records' },
+  // Possible matches for the investigators to decide (issue 36, ADR 0022).
+  { path: '/review', remote: 'records', module: 'Review', title: 'Review' },
   { path: '/search', remote: 'search', module: 'Search', title: 'Search Records' },
   { path: '/batch-upload', remote: 'ingest', module: 'BatchUpload', title: 'Batch Upload' },
   { path: '/admin', remote: 'admin', module: 'Admin', title: 'Admin Panel', adminOnly: true },

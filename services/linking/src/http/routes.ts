@@ -42,6 +42,11 @@ export function apiRoutes(deps: linking.LinkingDeps) {
     return await review.listPossibleMatches(deps, userOf(ctx.state), actorOf(ctx), ctx.query);
   });
 
+  // Counts only, no record: not an audited read.
+  mountRoute(router, routes.linking.possibleMatchCount, (ctx) => {
+    return review.countPossibleMatches(deps, userOf(ctx.state));
+  });
+
   mountRoute(router, routes.linking.confirmPossibleMatch, async (ctx) => {
     const link = await review.confirmPossibleMatch(deps, userOf(ctx.state), actorOf(ctx), ctx.params.id);
     ctx.status = 201;

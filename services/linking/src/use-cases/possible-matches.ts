@@ -5,6 +5,7 @@ import {
   ObjectIdSchema,
   POSSIBLE_MATCH_NOT_FOUND,
   type PossibleMatch,
+  type PossibleMatchCount,
   type PossibleMatchPage,
   PossibleMatchPageQuerySchema,
   RejectPossibleMatchSchema,
@@ -90,6 +91,14 @@ export async function listPossibleMatches(
   const shown = [...new Set(items.flatMap((item) => item.records.map((r) => r.id)))];
   if (shown.length > 0) await deps.audit.record(actor, 'record.read', shown, { via: 'possible-matches' });
   return { items, total: visible.length };
+}
+
+/**
+ * `GET /api/possible-matches/count`: the open pairs the caller may decide — an agency's own with both
+ * records active, for ADMIN every such pair. Counts only, no record: not an audited read.
+ */
+export function countPossibleMatches(deps: LinkingDeps, user: UserIdentity): PossibleMatchCount {
+  return { open: deps.possibleMatches.visible(scopeOf(user), (doc) => openToAgency(deps, doc)).length };
 }
 
 /** The open possible match `user` may decide, or a recorded refusal (404). */
