@@ -63,6 +63,36 @@ export type PossibleMatchPage = z.infer<typeof PossibleMatchPageSchema>;
 export const PossibleMatchCountSchema = z.object({ open: z.number().int().min(0) });
 export type PossibleMatchCount = z.infer<typeof PossibleMatchCountSchema>;
 
+/** The confidence bands the decisions are counted in: [50, 60), [60, 70), … [90, 100]. */
+export const LABEL_BAND_EDGES = [50, 60, 70, 80, 90, 100] as const;
+
+/**
+ * What the decisions say of one band of confidence: the labels it holds — confirmed possible
+ * matches (the same person), rejected possible matches and rejected links (different people) — and
+ * what they estimate: precision, the share confirmed in the band; recall above, the share of every
+ * confirmed pair that scored at or above the band's lower edge (what a threshold there would keep).
+ */
+export const LabelBandSchema = z.object({
+  from: z.number(),
+  to: z.number(),
+  labels: z.number().int().min(0),
+  confirmed: z.number().int().min(0),
+  rejected: z.number().int().min(0),
+  /** Null without labels. */
+  precision: z.number().nullable(),
+  /** Null without any confirmed pair. */
+  recallAbove: z.number().nullable(),
+});
+export type LabelBand = z.infer<typeof LabelBandSchema>;
+
+/** `GET /api/possible-matches/labels` (ADMIN): the decisions as labels, per band. */
+export const LabelFiguresSchema = z.object({
+  bands: z.array(LabelBandSchema),
+  /** Every label, in a band or below the lowest. */
+  labels: z.number().int().min(0),
+});
+export type LabelFigures = z.infer<typeof LabelFiguresSchema>;
+
 /** `POST /api/possible-matches/{id}/reject` (optional body, as a link's rejection). Answered 204. */
 export const RejectPossibleMatchSchema = RejectLinkSchema;
 export type RejectPossibleMatch = z.output<typeof RejectPossibleMatchSchema>;

@@ -49,6 +49,7 @@ import {
   RejectLinkSchema,
 } from './links.ts';
 import {
+  LabelFiguresSchema,
   PossibleMatchCountSchema,
   PossibleMatchPageQuerySchema,
   PossibleMatchPageSchema,
@@ -496,6 +497,14 @@ export const routes = {
       access: 'user',
       summary: 'How many possible matches await a decision the user may make (counts only)',
       responses: { 200: json('The count', PossibleMatchCountSchema) },
+    }),
+    possibleMatchLabels: route({
+      method: 'GET',
+      path: '/api/possible-matches/labels',
+      owner: 'linking',
+      access: 'admin',
+      summary: "The investigators' decisions as labels: estimated precision and recall per confidence band (ADMIN)",
+      responses: { 200: json('The figures', LabelFiguresSchema) },
     }),
     confirmPossibleMatch: route({
       method: 'POST',

@@ -133,6 +133,15 @@ describe('Review', () => {
     await adminPage.getByText(/^Rejected by Bermuda Police Service on .+: Cousins, not the same woman$/).waitFor();
     await adminPage.getByText(/^Confirmed by Financial Intelligence Agency on /).waitFor();
     expect(await adminPage.getByRole('button', { name: 'Confirm' }).count()).toBe(0);
+    // What the two decisions say, per band: both at 90–100%, one confirmed, one rejected.
+    const figures = adminPage.getByRole('row', { name: /^90–100%/ });
+    expect((await figures.getByRole('cell').allTextContents()).slice(0, 5)).toEqual([
+      '90–100%',
+      '2',
+      '1',
+      '1',
+      '50.0%',
+    ]);
     await shot(adminPage, 'review-admin-decisions');
   });
 });

@@ -13,7 +13,7 @@ import {
   useCurrentUser,
   useToast,
 } from '@nrad/shared';
-import { Card, Col, Descriptions, Empty, Modal, Row, Typography } from '@nrad/shared/ui';
+import { Card, Col, Descriptions, Empty, Modal, Row, Table, Typography } from '@nrad/shared/ui';
 import { keepPreviousData, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useState } from 'react';
 import { LoadFailed } from './common.tsx';
@@ -113,6 +113,41 @@ function PairCard({
   );
 }
 
+const percent = (x: number | null) => (x === null ? '—' : `${(x * 100).toFixed(1)}%`);
+
+/**
+ * ADMIN's view of what the decisions say (issue 36): per band of confidence, the labels it rests on
+ * and the precision and recall they estimate.
+ */
+function LabelFiguresCard() {
+  const figures = useQuery({
+    queryKey: [POSSIBLE_MATCHES_KEY, 'labels'],
+    queryFn: () => callApi(routes.linking.possibleMatchLabels),
+  });
+  if (!figures.data) return null;
+  return (
+    <Card title="What the decisions say">
+      <Typography.Paragraph>
+        {`Estimated from the investigators' decisions alone (${figures.data.labels} in all): a confirmed possible match is the same person, a rejected one or a rejected link two people. A band with few decisions says little.`}
+      </Typography.Paragraph>
+      <Table
+        size="small"
+        pagination={false}
+        rowKey="from"
+        dataSource={figures.data.bands}
+        columns={[
+          { title: 'Confidence', key: 'band', render: (_, b) => `${b.from}–${b.to}%` },
+          { title: 'Decisions', dataIndex: 'labels', align: 'right' },
+          { title: 'Confirmed', dataIndex: 'confirmed', align: 'right' },
+          { title: 'Rejected', dataIndex: 'rejected', align: 'right' },
+          { title: 'Precision', key: 'precision', align: 'right', render: (_, b) => percent(b.precision) },
+          { title: 'Recall at or above', key: 'recall', align: 'right', render: (_, b) => percent(b.recallAbove) },
+        ]}
+      />
+    </Card>
+  );
+}
+
 export default function Review() {
   const toast = useToast();
   const queryClient = useQueryClient();
@@ -180,6 +215,7 @@ export default function Review() {
         {list.data ? `${REVIEW_TITLE} (${total})` : REVIEW_TITLE}
       </Typography.Title>
       <Typography.Paragraph style={{ margin: 0 }}>{REVIEW_INTRO}</Typography.Paragraph>
+      {user?.organization === 'ADMIN' && <LabelFiguresCard />}
       {list.data && list.data.items.length === 0 && <Empty description="No possible matches to review" />}
       {list.data?.items.map((pair) => (
         <PairCard

@@ -61,7 +61,7 @@ export interface LinkingHarness {
 }
 
 const LINKING_PATH =
-  /^\/api\/(records\/((check-namlc-matches|link)|[^/]+\/(links|linked)|[^/]+\/links\/[^/]+(\/restore)?)|links\/summary|possible-matches(\/count|\/[^/]+\/(confirm|reject))?)$/;
+  /^\/api\/(records\/((check-namlc-matches|link)|[^/]+\/(links|linked)|[^/]+\/links\/[^/]+(\/restore)?)|links\/summary|possible-matches(\/count|\/labels|\/[^/]+\/(confirm|reject))?)$/;
 
 export async function startLinking(
   options: { threshold?: number; reviewThreshold?: number; autoLink?: boolean } = {},

@@ -1,5 +1,6 @@
 import {
   type CaseRecord,
+  LabelFiguresSchema,
   LinkSchema,
   POSSIBLE_MATCH_NOT_FOUND,
   type PossibleMatchPage,
@@ -184,6 +185,48 @@ describe('possible matches (the review band)', () => {
     expect(reads.some((e) => e.recordIds.includes(a.id) && e.recordIds.includes(b.id))).toBe(true);
     const rejected = events.find((e) => e.action === 'possible-match.reject' && e.detail?.possibleMatch === id);
     expect(rejected).toMatchObject({ userId: fia.userId, recordIds: [b.id, a.id], detail: { reason: 'Twins' } });
+  });
+
+  it('counts the decisions as labels per band for ADMIN: precision in the band, recall above it; a rejected link is one', async () => {
+    const labelsNow = async () =>
+      LabelFiguresSchema.parse((await (await h.as(admin)).get('/api/possible-matches/labels').expect(200)).body);
+    const before = await labelsNow();
+    const decided = (await pageOf(h, admin)).items.filter((i) => i.decision);
+    expect(before.labels).toBe(decided.length);
+    expect(before.bands.map((b) => [b.from, b.to])).toEqual([
+      [50, 60],
+      [60, 70],
+      [70, 80],
+      [80, 90],
+      [90, 100],
+    ]);
+    const top = before.bands.at(-1)!;
+    const confirmed = decided.filter((i) => i.decision?.kind === 'confirmed').length;
+    expect(top).toMatchObject({ labels: decided.length, confirmed, rejected: decided.length - confirmed });
+    expect(top.precision).toBeCloseTo(confirmed / decided.length, 10);
+    expect(top.recallAbove).toBe(1);
+    expect(before.bands[0]).toMatchObject({ labels: 0, precision: null, recallAbove: 1 });
+
+    // A link rejected by an agency is a label too: different people, at the link's confidence.
+    const { a, b } = await proposedPair(h, 'Blackadder');
+    const fiaApi = await h.as(fia);
+    const link = LinkSchema.parse(
+      (
+        await fiaApi
+          .post(`/api/possible-matches/${h.built.deps.possibleMatches.pair(a.id, b.id)?._id.toHexString()}/confirm`)
+          .expect(201)
+      ).body,
+    );
+    await fiaApi.delete(`/api/records/${b.id}/links/${a.id}`).send({ reason: 'Wrong after all' }).expect(204);
+    const after = await labelsNow();
+    // One label for the pair: the link's rejection, the later word, overrides its confirmation.
+    expect(after.labels).toBe(before.labels + 1);
+    expect(after.bands.at(-1)).toMatchObject({ confirmed, rejected: decided.length - confirmed + 1 });
+    expect(link.confidence).toBeGreaterThanOrEqual(90);
+
+    // ADMIN only.
+    const refused = await (await h.as(bps)).get('/api/possible-matches/labels').expect(403);
+    expect(refused.body.message).toMatch(/Admin privileges required/);
   });
 
   it('keeps the possible matches and their decisions across a restart', async () => {

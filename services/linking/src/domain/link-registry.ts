@@ -36,6 +36,11 @@ export class LinkRegistry {
     }
   }
 
+  /** Every rejected link (a label: different people). */
+  *rejected(): Generator<Link> {
+    for (const link of this.byId.values()) if (link.rejection) yield link;
+  }
+
   /** The pair's link, rejected or not. */
   pair(a: string, b: string): Link | undefined {
     const id = this.byPair.get(pairKeyOf(a, b));

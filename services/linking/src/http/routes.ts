@@ -47,6 +47,11 @@ export function apiRoutes(deps: linking.LinkingDeps) {
     return review.countPossibleMatches(deps, userOf(ctx.state));
   });
 
+  // Counts only (ADMIN), no record: not an audited read.
+  mountRoute(router, routes.linking.possibleMatchLabels, (ctx) => {
+    return review.labelFigures(deps, userOf(ctx.state));
+  });
+
   mountRoute(router, routes.linking.confirmPossibleMatch, async (ctx) => {
     const link = await review.confirmPossibleMatch(deps, userOf(ctx.state), actorOf(ctx), ctx.params.id);
     ctx.status = 201;

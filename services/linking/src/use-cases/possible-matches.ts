@@ -1,6 +1,9 @@
 import {
   type Actor,
+  ADMIN_ACCESS_DENIED,
   ERROR_CODES,
+  LABEL_BAND_EDGES,
+  type LabelFigures,
   type Link,
   ObjectIdSchema,
   POSSIBLE_MATCH_NOT_FOUND,
@@ -11,8 +14,18 @@ import {
   RejectPossibleMatchSchema,
   type UserIdentity,
 } from '@nrad/contracts';
-import { type AuditActor, conflict, notFound, parse, type Scope, scopeOf, validationError } from '@nrad/service-kit';
+import {
+  type AuditActor,
+  conflict,
+  notFound,
+  parse,
+  requireAllAgencies,
+  type Scope,
+  scopeOf,
+  validationError,
+} from '@nrad/service-kit';
 import type { PossibleMatchDoc, StoredDecision } from '../data/store.ts';
+import { pairKeyOf } from '../domain/link-registry.ts';
 import type { IndexEntry } from '../domain/match-index.ts';
 import { ALREADY_LINKED, type LinkingDeps, panelOf, scoreAgainst, storeLink } from './linking.ts';
 
@@ -99,6 +112,45 @@ export async function listPossibleMatches(
  */
 export function countPossibleMatches(deps: LinkingDeps, user: UserIdentity): PossibleMatchCount {
   return { open: deps.possibleMatches.visible(scopeOf(user), (doc) => openToAgency(deps, doc)).length };
+}
+
+/**
+ * `GET /api/possible-matches/labels` (ADMIN): the decisions as labels — a confirmed possible match is
+ * the same person, a rejected one or a rejected link two people (one label per pair, the later
+ * word counting) — counted per band of the
+ * confidence they were proposed or linked at (LABEL_BAND_EDGES), with the precision and the recall
+ * above each band's lower edge they estimate. Counts only: not an audited read.
+ */
+export function labelFigures(deps: LinkingDeps, user: UserIdentity): LabelFigures {
+  const everything = requireAllAgencies(user, ADMIN_ACCESS_DENIED);
+  // One label per pair: a link rejected after its possible match was confirmed is the later word.
+  const byPair = new Map<string, { confidence: number; same: boolean }>();
+  for (const doc of deps.possibleMatches.visible(everything, (d) => d.decision !== null)) {
+    byPair.set(doc.pairKey, { confidence: doc.confidence, same: doc.decision?.kind === 'confirmed' });
+  }
+  for (const link of deps.links.rejected()) {
+    const pairKey = pairKeyOf(link.sourceRecordId, link.linkedRecordId);
+    byPair.set(pairKey, { confidence: byPair.get(pairKey)?.confidence ?? link.confidence, same: false });
+  }
+  const labels = [...byPair.values()];
+  const confirmedAll = labels.filter((l) => l.same).length;
+  const bands = LABEL_BAND_EDGES.slice(0, -1).map((from, k) => {
+    const to = LABEL_BAND_EDGES[k + 1] as number;
+    const last = to === LABEL_BAND_EDGES.at(-1);
+    const inBand = labels.filter((l) => l.confidence >= from && (l.confidence < to || (last && l.confidence <= to)));
+    const confirmed = inBand.filter((l) => l.same).length;
+    const above = labels.filter((l) => l.same && l.confidence >= from).length;
+    return {
+      from,
+      to,
+      labels: inBand.length,
+      confirmed,
+      rejected: inBand.length - confirmed,
+      precision: inBand.length === 0 ? null : confirmed / inBand.length,
+      recallAbove: confirmedAll === 0 ? null : above / confirmedAll,
+    };
+  });
+  return { bands, labels: labels.length };
 }
 
 /** The open possible match `user` may decide, or a recorded refusal (404). */
