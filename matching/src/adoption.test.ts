@@ -15,7 +15,7 @@ describe('priorBitsForRate', () => {
 
 describe('adoptableWeights and implausibility', () => {
   const estimateOf = (weights: LevelWeights, pairs = 500, matchShare = 0.8): WeightEstimate => {
-    const session = { pairs, matchShare, iterations: 10 };
+    const session = { pairs, labels: 0, matchShare, iterations: 10 };
     return { weights, m: weights, u: weights, sessions: { name: session, dob: session }, randomPairs: 200_000 };
   };
   const like = (name: Partial<LevelWeights['name']>, dob: Partial<LevelWeights['dob']> = {}): LevelWeights => ({

@@ -30,16 +30,33 @@ export const TOKEN_LEVELS: readonly TokenLevel[] = [
 ];
 export const DOB_LEVELS: readonly DobLevel[] = ['exact', 'slip', 'near', 'twoParts', 'impossible', 'mismatch'];
 
+/** An EM session: its pairs (decided ones among them), the share of matches found, the iterations. */
+export interface SessionSummary {
+  readonly pairs: number;
+  /** Of `pairs`, those decided by a person (EstimateOptions.labels). */
+  readonly labels: number;
+  readonly matchShare: number;
+  readonly iterations: number;
+}
+
 export interface WeightEstimate {
   readonly weights: LevelWeights;
   readonly m: { readonly name: Record<TokenLevel, number>; readonly dob: Record<DobLevel, number> };
   readonly u: { readonly name: Record<TokenLevel, number>; readonly dob: Record<DobLevel, number> };
   /** Pairs in each EM session, and the share of matches EM found among them. */
   readonly sessions: {
-    readonly name: { readonly pairs: number; readonly matchShare: number; readonly iterations: number };
-    readonly dob: { readonly pairs: number; readonly matchShare: number; readonly iterations: number };
+    readonly name: SessionSummary;
+    readonly dob: SessionSummary;
   };
   readonly randomPairs: number;
+}
+
+/** A pair whose truth a person decided (issue 36: a confirmed or rejected possible match, a rejected link). */
+export interface LabelledPair {
+  readonly a: PreparedRecord;
+  readonly b: PreparedRecord;
+  /** The same person (confirmed) or two people (rejected). */
+  readonly same: boolean;
 }
 
 export interface EstimateOptions {
@@ -47,6 +64,14 @@ export interface EstimateOptions {
   readonly randomPairs?: number;
   /** Seed of the draw (deterministic). */
   readonly seed?: number;
+  /**
+   * Decided pairs: each joins both sessions (its name where both records are named, its date of
+   * birth where both have one) with its truth fixed instead of guessed — in place of its guessed
+   * observation when it is a candidate pair too (known by its prepared records: the same objects) —
+   * so m follows what people decided; they are left out of the share of matches (they are no random
+   * sample of the pairs).
+   */
+  readonly labels?: readonly LabelledPair[];
 }
 
 /** Fewer pairs than this in a session give no estimate (the fixed weights are kept). */
@@ -94,25 +119,31 @@ function* emSession<K extends string>(
   observations: ReadonlyArray<Counts<K>>,
   u: Counts<K>,
   start: Counts<K>,
+  /** Per observation, its truth when a person decided it (1 the same person, 0 two), else undefined. */
+  fixed: ReadonlyArray<number | undefined> = [],
 ): Generator<void, { m: Counts<K>; matchShare: number; iterations: number }> {
   let m = { ...start };
   let lambda = 0.5;
   let iterations = 0;
+  const guessed = observations.length - fixed.filter((g) => g !== undefined).length;
   for (; iterations < 300; iterations++) {
     if (iterations > 0) yield;
     const bits = Object.fromEntries(keys.map((k) => [k, Math.log2(m[k] / u[k])])) as Counts<K>;
     const prior = Math.log2(lambda / (1 - lambda));
     const expected = zeros(keys);
     let sum = 0;
-    for (const counts of observations) {
-      let w = prior;
-      for (const k of keys) if (counts[k]) w += counts[k] * bits[k];
-      const g = 1 / (1 + 2 ** -w);
-      sum += g;
+    for (const [o, counts] of observations.entries()) {
+      let g = fixed[o];
+      if (g === undefined) {
+        let w = prior;
+        for (const k of keys) if (counts[k]) w += counts[k] * bits[k];
+        g = 1 / (1 + 2 ** -w);
+        sum += g;
+      }
       for (const k of keys) if (counts[k]) expected[k] += g * counts[k];
     }
     const next = shares(keys, expected);
-    const nextLambda = Math.min(1 - 1e-6, Math.max(1e-6, sum / observations.length));
+    const nextLambda = guessed === 0 ? lambda : Math.min(1 - 1e-6, Math.max(1e-6, sum / guessed));
     let moved = Math.abs(nextLambda - lambda);
     for (const k of keys) moved = Math.max(moved, Math.abs(next[k] - m[k]));
     m = next;
@@ -178,10 +209,16 @@ export function* weightEstimation(
 ): Generator<void, WeightEstimate | undefined> {
   const other = right ?? left;
   const { u, drawn } = yield* randomPairShares(left, other, options);
-  const { nameObs, dobObs } = yield* sessionObservations(left, other, pairs);
+  const labels = options.labels ?? [];
+  const { nameObs, dobObs } = yield* sessionObservations(left, other, pairs, decidedPairs(labels));
   if (nameObs.length < MIN_SESSION_PAIRS || dobObs.length < MIN_SESSION_PAIRS) return undefined;
-  const names = yield* emSession(TOKEN_LEVELS, nameObs, u.name, START_NAME);
-  const dobs = yield* emSession(DOB_LEVELS, dobObs, u.dob, START_DOB);
+  const decided = labelledObservations(labels);
+  const nameFixed = [...nameObs.map(() => undefined), ...decided.nameFixed];
+  const dobFixed = [...dobObs.map(() => undefined), ...decided.dobFixed];
+  nameObs.push(...decided.nameObs);
+  dobObs.push(...decided.dobObs);
+  const names = yield* emSession(TOKEN_LEVELS, nameObs, u.name, START_NAME, nameFixed);
+  const dobs = yield* emSession(DOB_LEVELS, dobObs, u.dob, START_DOB, dobFixed);
   const weights: LevelWeights = {
     name: Object.fromEntries(
       TOKEN_LEVELS.map((k) => [k, clampBits(Math.log2(names.m[k] / u.name[k]))]),
@@ -194,8 +231,18 @@ export function* weightEstimation(
     m: { name: names.m, dob: dobs.m },
     u,
     sessions: {
-      name: { pairs: nameObs.length, matchShare: names.matchShare, iterations: names.iterations },
-      dob: { pairs: dobObs.length, matchShare: dobs.matchShare, iterations: dobs.iterations },
+      name: {
+        pairs: nameObs.length,
+        labels: decided.nameObs.length,
+        matchShare: names.matchShare,
+        iterations: names.iterations,
+      },
+      dob: {
+        pairs: dobObs.length,
+        labels: decided.dobObs.length,
+        matchShare: dobs.matchShare,
+        iterations: dobs.iterations,
+      },
     },
     randomPairs: drawn,
   };
@@ -227,11 +274,51 @@ function* randomPairShares(
   return { u: { name: shares(TOKEN_LEVELS, uName), dob: shares(DOB_LEVELS, uDob) }, drawn };
 }
 
+/** The decided pairs, both ways, by the prepared records themselves (the objects the pairs hold). */
+type DecidedPairs = Map<PreparedRecord, Set<PreparedRecord>>;
+
+function decidedPairs(labels: readonly LabelledPair[]): DecidedPairs {
+  const decided: DecidedPairs = new Map();
+  for (const { a, b } of labels) {
+    for (const [x, y] of [
+      [a, b],
+      [b, a],
+    ] as const) {
+      const set = decided.get(x) ?? new Set<PreparedRecord>();
+      decided.set(x, set);
+      set.add(y);
+    }
+  }
+  return decided;
+}
+
+/** The decided pairs' observations, each with its truth: names where both are named, dates where both have one. */
+function labelledObservations(labels: readonly LabelledPair[]) {
+  const nameObs: Array<Counts<TokenLevel>> = [];
+  const dobObs: Array<Counts<DobLevel>> = [];
+  const nameFixed: number[] = [];
+  const dobFixed: number[] = [];
+  for (const { a, b, same } of labels) {
+    if (hasName(a.name) && hasName(b.name)) {
+      nameObs.push(nameCounts(compareNames(a.name, b.name)));
+      nameFixed.push(same ? 1 : 0);
+    }
+    if (a.dob && b.dob) {
+      const counts = zeros(DOB_LEVELS);
+      counts[compareDobs(a.dob, b.dob).level] = 1;
+      dobObs.push(counts);
+      dobFixed.push(same ? 1 : 0);
+    }
+  }
+  return { nameObs, dobObs, nameFixed, dobFixed };
+}
+
 /** The two sessions' observations: names where the dates of birth are the same; dates where the names agree. */
 function* sessionObservations(
   left: readonly PreparedRecord[],
   other: readonly PreparedRecord[],
   pairs: ReadonlyArray<readonly [number, number]>,
+  decided: DecidedPairs,
 ): Generator<void, { nameObs: Array<Counts<TokenLevel>>; dobObs: Array<Counts<DobLevel>> }> {
   const nameObs: Array<Counts<TokenLevel>> = [];
   const dobObs: Array<Counts<DobLevel>> = [];
@@ -239,6 +326,7 @@ function* sessionObservations(
     if (k > 0 && k % ESTIMATE_STEP === 0) yield;
     const a = left[i]!;
     const b = other[j]!;
+    if (decided.get(a)?.has(b)) continue; // joins the sessions as decided (labelledObservations)
     if (!hasName(a.name) || !hasName(b.name)) continue;
     const c = compareNames(a.name, b.name);
     const dob = a.dob && b.dob ? compareDobs(a.dob, b.dob).level : undefined;

@@ -16,7 +16,7 @@ import { Disclosures } from './domain/disclosures.ts';
 import { LinkRegistry } from './domain/link-registry.ts';
 import { MatchIndex } from './domain/match-index.ts';
 import { MatchRate } from './domain/match-rate.ts';
-import { PossibleMatches } from './domain/possible-matches.ts';
+import { decisions, labelledPairs, PossibleMatches } from './domain/possible-matches.ts';
 import { LinkRelay } from './events/link-relay.ts';
 import { apiRoutes } from './http/routes.ts';
 import {
@@ -56,18 +56,21 @@ export async function createApp({ config, db, bus, logger }: LinkingAppDeps) {
     logger,
     spool: new MongoAuditSpool(db),
   });
+  const links = new LinkRegistry();
+  const possibleMatches = new PossibleMatches();
   const deps: LinkingDeps = {
     store,
     index,
-    matchRate: new MatchRate(index),
-    links: new LinkRegistry(),
+    // The estimate learns from what investigators decided (issue 36, ADR 0022).
+    matchRate: new MatchRate(index, Date.now, () => labelledPairs(index, decisions(links, possibleMatches))),
+    links,
     linkLock,
     relay,
     logger,
     autoLink: config.AUTO_LINK,
     threshold: config.LINK_THRESHOLD,
     reviewThreshold: config.REVIEW_THRESHOLD ?? config.LINK_THRESHOLD,
-    possibleMatches: new PossibleMatches(),
+    possibleMatches,
     disclosureThreshold: config.DISCLOSURE_THRESHOLD,
     disclosures: new Disclosures(),
     disclosureTtlMs: config.DISCLOSURE_TTL_MINUTES * 60_000,

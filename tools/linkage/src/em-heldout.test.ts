@@ -8,6 +8,7 @@ import {
   NAME_WEIGHTS,
   prepareRecord,
   scorePair,
+  type WeightEstimate,
   weightEstimation,
 } from '@nrad/matching';
 import { describe, expect, it } from 'vitest';
@@ -53,6 +54,46 @@ describe('estimateWeights (EM)', () => {
   it('gives nothing on too few pairs (the fixed weights are kept)', () => {
     const few = records.slice(0, 50);
     expect(estimateWeights(few, candidatePairs(few).pairs)).toBeUndefined();
+  });
+});
+
+describe('estimateWeights with decided pairs (labels, issue 36)', () => {
+  const raw = generateHeldout('typos');
+  const records = raw.map((r) => prepareRecord(r));
+  const { pairs } = candidatePairs(records);
+  // Twins: one surname and one date of birth, two people (their given names differ).
+  const twins = pairs
+    .filter(([i, j]) => raw[i]!.entity !== raw[j]!.entity)
+    .filter(([i, j]) => raw[i]!.surname === raw[j]!.surname && raw[i]!.suspectDob === raw[j]!.suspectDob)
+    .slice(0, 200);
+  const decided = twins.map(([i, j]) => ({ a: records[i]!, b: records[j]!, same: false }));
+  // u from fewer random pairs than the default 200,000: what is tested here is m.
+  const randomPairs = 50_000;
+  let guessedOnce: WeightEstimate | undefined;
+  const guessedEstimate = () => {
+    guessedOnce ??= estimateWeights(records, pairs, undefined, { randomPairs })!;
+    return guessedOnce;
+  };
+
+  it('learns from them: twins decided as two people make a disagreeing name word weigh more against', () => {
+    expect(twins.length).toBe(200);
+    const guessed = guessedEstimate();
+    const taught = estimateWeights(records, pairs, undefined, { labels: decided, randomPairs })!;
+    expect(taught.weights.name.conflict).toBeLessThan(guessed.weights.name.conflict - 1);
+    // They took the place of their guessed observations: as many pairs, 200 of them decided.
+    expect(taught.sessions.name).toMatchObject({ pairs: guessed.sessions.name.pairs, labels: 200 });
+    expect(guessed.sessions.name.labels).toBe(0);
+    // Left out of the share of matches EM finds among the rest, which the twins had raised.
+    expect(taught.sessions.name.matchShare).toBeLessThan(guessed.sessions.name.matchShare);
+    expect(estimateWeights(records, pairs, undefined, { labels: decided, randomPairs })).toEqual(taught);
+  });
+
+  it('counts a decided pair that is no candidate pair as one more observation', () => {
+    const apart = { a: records[0]!, b: records[1]!, same: true };
+    const guessed = guessedEstimate();
+    const taught = estimateWeights(records, pairs, undefined, { labels: [apart], randomPairs })!;
+    expect(taught.sessions.name.labels).toBe(1);
+    expect(taught.sessions.name.pairs).toBe(guessed.sessions.name.pairs + 1);
   });
 });
 

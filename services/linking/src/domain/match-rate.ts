@@ -35,6 +35,7 @@ import {
   estimatePrior,
   finish,
   implausibility,
+  type LabelledPair,
   type LevelWeights,
   MIN_FREQUENCY_RECORDS,
   MIN_SESSION_PAIRS,
@@ -139,10 +140,14 @@ class WorkClock {
 const tenths = (ms: number) => Math.round(ms * 10) / 10;
 
 /** Estimates r and the weights from the index at once (no side effect: see MatchRate for the index's own). */
-export function estimateMatchRate(index: MatchIndex, sampleSize: number = MATCH_RATE_SAMPLE): MatchRateEstimate {
+export function estimateMatchRate(
+  index: MatchIndex,
+  sampleSize: number = MATCH_RATE_SAMPLE,
+  labels: readonly LabelledPair[] = [],
+): MatchRateEstimate {
   const clock = new WorkClock();
   clock.start();
-  return finish(estimation(index, sampleSize, clock));
+  return finish(estimation(index, sampleSize, clock, labels));
 }
 
 /**
@@ -153,9 +158,10 @@ export function estimateMatchRate(index: MatchIndex, sampleSize: number = MATCH_
 export async function estimateMatchRateInSlices(
   index: MatchIndex,
   sampleSize: number = MATCH_RATE_SAMPLE,
+  labels: readonly LabelledPair[] = [],
 ): Promise<MatchRateEstimate> {
   const clock = new WorkClock();
-  const steps = estimation(index, sampleSize, clock);
+  const steps = estimation(index, sampleSize, clock, labels);
   for (;;) {
     clock.start();
     const step = steps.next();
@@ -166,10 +172,15 @@ export async function estimateMatchRateInSlices(
 }
 
 /** The estimate: the sample's walk, the weights, then r with them (yielding between slices). */
-function* estimation(index: MatchIndex, sampleSize: number, clock: WorkClock): Generator<void, MatchRateEstimate> {
+function* estimation(
+  index: MatchIndex,
+  sampleSize: number,
+  clock: WorkClock,
+  labels: readonly LabelledPair[],
+): Generator<void, MatchRateEstimate> {
   const frequencies = index.frequencies();
   const sample = walkSample(index, sampleSize);
-  const weights = yield* chooseWeights(index, sample, clock);
+  const weights = yield* chooseWeights(index, sample, clock, labels);
   const pairWeights = yield* weighPairs(sample, {
     frequencies,
     weights: weights.adopted,
@@ -267,7 +278,12 @@ function population(index: MatchIndex, candidates: readonly IndexEntry[]): Prepa
 }
 
 /** The weights to score with: estimated from the sample by EM, adopted when plausible (see the header). */
-function* chooseWeights(index: MatchIndex, sample: Sample, clock: WorkClock): Generator<void, WeightChoice> {
+function* chooseWeights(
+  index: MatchIndex,
+  sample: Sample,
+  clock: WorkClock,
+  labels: readonly LabelledPair[],
+): Generator<void, WeightChoice> {
   const started = clock.ms;
   const walked = { records: sample.left.length, pairs: sample.pairs.length };
   const fixed = (fixedBecause: string, estimate?: WeightEstimate): WeightChoice => ({
@@ -282,7 +298,7 @@ function* chooseWeights(index: MatchIndex, sample: Sample, clock: WorkClock): Ge
   // The population as the walk left the index (no yield since), then a yield: some 60 ms at 100,000.
   const right = population(index, sample.candidates);
   yield;
-  const estimate = yield* weightEstimation(sample.left, sample.pairs, right);
+  const estimate = yield* weightEstimation(sample.left, sample.pairs, right, { labels });
   if (!estimate) {
     return fixed(`an EM session under ${MIN_SESSION_PAIRS} pairs, or agreement weighing no more than disagreement`);
   }
@@ -311,15 +327,20 @@ export class MatchRate {
   private last: { changes: number; active: number; at: number } | undefined;
   private running = false;
 
+  /**
+   * `labels`: the pairs people decided (issue 36: confirmed and rejected possible matches, rejected
+   * links), read at each estimate; EM takes their truth as given (em.ts).
+   */
   constructor(
     private readonly index: MatchIndex,
     private readonly now: () => number = Date.now,
+    private readonly labels: () => readonly LabelledPair[] = () => [],
   ) {}
 
   /** Estimates r and the weights now, at once, and gives them to the index. */
   estimate(): MatchRateEstimate {
     this.mark();
-    return this.adopt(estimateMatchRate(this.index));
+    return this.adopt(estimateMatchRate(this.index, MATCH_RATE_SAMPLE, this.labels()));
   }
 
   /** Whether the index changed enough since the last estimate for another. */
@@ -339,7 +360,7 @@ export class MatchRate {
     if (this.running || !this.due()) return undefined;
     this.running = true;
     this.mark();
-    return estimateMatchRateInSlices(this.index)
+    return estimateMatchRateInSlices(this.index, MATCH_RATE_SAMPLE, this.labels())
       .then((estimate) => this.adopt(estimate))
       .finally(() => {
         this.running = false;

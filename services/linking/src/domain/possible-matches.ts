@@ -1,6 +1,51 @@
-import type { Scope } from '@nrad/service-kit';
+import type { LabelledPair } from '@nrad/matching';
+import { Scope } from '@nrad/service-kit';
 import type { PossibleMatchDoc } from '../data/store.ts';
-import { pairKeyOf } from './link-registry.ts';
+import { type LinkRegistry, pairKeyOf } from './link-registry.ts';
+import type { MatchIndex } from './match-index.ts';
+
+/** What a person decided of a pair of records (issue 36): a label for the estimate and ADMIN's figures. */
+export interface Decision {
+  readonly recordIds: readonly [string, string];
+  /** The confidence the pair was proposed or linked at. */
+  readonly confidence: number;
+  /** The same person (a confirmed possible match), or two people (rejected, or a rejected link). */
+  readonly same: boolean;
+}
+
+/**
+ * Every decision, one per pair, the later word counting: a confirmed or rejected possible match,
+ * then each rejected link (a link rejected after its possible match was confirmed is a rejection).
+ */
+export function decisions(links: LinkRegistry, possibleMatches: PossibleMatches): Decision[] {
+  const byPair = new Map<string, Decision>();
+  const everything = Scope.system('linking: the decisions as labels');
+  for (const doc of possibleMatches.visible(everything, (d) => d.decision !== null)) {
+    byPair.set(doc.pairKey, {
+      recordIds: doc.recordIds,
+      confidence: doc.confidence,
+      same: doc.decision?.kind === 'confirmed',
+    });
+  }
+  for (const link of links.rejected()) {
+    const pairKey = pairKeyOf(link.sourceRecordId, link.linkedRecordId);
+    byPair.set(pairKey, {
+      recordIds: [link.sourceRecordId, link.linkedRecordId],
+      confidence: byPair.get(pairKey)?.confidence ?? link.confidence,
+      same: false,
+    });
+  }
+  return [...byPair.values()];
+}
+
+/** The decisions as the estimate takes them: both records as the index holds them (known ones only). */
+export function labelledPairs(index: MatchIndex, decided: readonly Decision[]): LabelledPair[] {
+  return decided.flatMap(({ recordIds: [x, y], same }) => {
+    const a = index.get(x);
+    const b = index.get(y);
+    return a && b ? [{ a: a.prepared, b: b.prepared, same }] : [];
+  });
+}
 
 /**
  * Every possible match in memory (issue 36), by id and by pair: a few per thousand records, so a

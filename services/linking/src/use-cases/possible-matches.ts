@@ -25,8 +25,8 @@ import {
   validationError,
 } from '@nrad/service-kit';
 import type { PossibleMatchDoc, StoredDecision } from '../data/store.ts';
-import { pairKeyOf } from '../domain/link-registry.ts';
 import type { IndexEntry } from '../domain/match-index.ts';
+import { decisions } from '../domain/possible-matches.ts';
 import { ALREADY_LINKED, type LinkingDeps, panelOf, scoreAgainst, storeLink } from './linking.ts';
 
 /**
@@ -122,17 +122,8 @@ export function countPossibleMatches(deps: LinkingDeps, user: UserIdentity): Pos
  * above each band's lower edge they estimate. Counts only: not an audited read.
  */
 export function labelFigures(deps: LinkingDeps, user: UserIdentity): LabelFigures {
-  const everything = requireAllAgencies(user, ADMIN_ACCESS_DENIED);
-  // One label per pair: a link rejected after its possible match was confirmed is the later word.
-  const byPair = new Map<string, { confidence: number; same: boolean }>();
-  for (const doc of deps.possibleMatches.visible(everything, (d) => d.decision !== null)) {
-    byPair.set(doc.pairKey, { confidence: doc.confidence, same: doc.decision?.kind === 'confirmed' });
-  }
-  for (const link of deps.links.rejected()) {
-    const pairKey = pairKeyOf(link.sourceRecordId, link.linkedRecordId);
-    byPair.set(pairKey, { confidence: byPair.get(pairKey)?.confidence ?? link.confidence, same: false });
-  }
-  const labels = [...byPair.values()];
+  requireAllAgencies(user, ADMIN_ACCESS_DENIED);
+  const labels = decisions(deps.links, deps.possibleMatches);
   const confirmedAll = labels.filter((l) => l.same).length;
   const bands = LABEL_BAND_EDGES.slice(0, -1).map((from, k) => {
     const to = LABEL_BAND_EDGES[k + 1] as number;
