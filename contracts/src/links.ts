@@ -148,6 +148,14 @@ export const LinkSchema = z.object({
 });
 export type Link = z.infer<typeof LinkSchema>;
 
+/**
+ * Set to `pending` on a record's links views (`GET …/links`, `…/linked`, answered `[]`) while the
+ * linking service has not yet seen the record (its `records.created` is still on its way, behind a
+ * backlog): the user's own record, not linked yet rather than not found (issue 36).
+ */
+export const LINKING_STATE_HEADER = 'X-Linking-State';
+export const LINKING_PENDING = 'pending';
+
 /** `GET /api/records/{id}/links`: each link of the record, seen from it, with the other record. */
 export const RecordLinkViewSchema = LinkSchema.extend({ linkedRecord: RecordSchema });
 export type RecordLinkView = z.infer<typeof RecordLinkViewSchema>;

@@ -42,6 +42,7 @@ import {
   CheckMatchesResponseSchema,
   CheckMatchesSchema,
   CreateLinkSchema,
+  LINKING_STATE_HEADER,
   LinkedRecordSummarySchema,
   LinkSchema,
   LinkSummarySchema,
@@ -169,6 +170,11 @@ const json = <S extends z.ZodType>(description: string, schema: S, headers?: Rec
   ...(headers ? { headers } : {}),
 });
 const noContent = (description: string): ResponseSpec => ({ description });
+const linkingStateHeaders = {
+  [LINKING_STATE_HEADER]:
+    "`pending` while the linking service has not seen the user's record yet (answered with no links); absent once it has",
+};
+
 const pageHeaders = {
   [TOTAL_COUNT_HEADER]: 'How many items the whole list has (the body holds one page).',
   [NEXT_CURSOR_HEADER]: 'The cursor of the next page; absent on the last page.',
@@ -450,7 +456,7 @@ export const routes = {
       owner: 'linking',
       access: 'user',
       summary: "A record's links with the linked records",
-      responses: { 200: json('The links', z.array(RecordLinkViewSchema)) },
+      responses: { 200: json('The links', z.array(RecordLinkViewSchema), linkingStateHeaders) },
     }),
     reject: route({
       method: 'DELETE',
@@ -477,7 +483,7 @@ export const routes = {
       owner: 'linking',
       access: 'user',
       summary: 'The records linked to a record, in brief',
-      responses: { 200: json('The linked records', z.array(LinkedRecordSummarySchema)) },
+      responses: { 200: json('The linked records', z.array(LinkedRecordSummarySchema), linkingStateHeaders) },
     }),
     possibleMatches: route({
       method: 'GET',

@@ -39,8 +39,12 @@ export const ADMIN = { email: 'admin@nrad.test', password: 'admin-password-123' 
 
 /** How a test wants the stack's linking service to link (its own defaults otherwise). */
 export interface StackOptions {
-  /** LINK_THRESHOLD, and REVIEW_THRESHOLD (= DISCLOSURE_THRESHOLD): a review band (issue 36). */
-  linking?: { threshold?: number; reviewThreshold?: number };
+  /**
+   * LINK_THRESHOLD, and REVIEW_THRESHOLD (= DISCLOSURE_THRESHOLD): a review band (issue 36);
+   * `behind`: the linking service consumes a stream nobody publishes to, so it never sees a record
+   * (as behind a long backlog).
+   */
+  linking?: { threshold?: number; reviewThreshold?: number; behind?: boolean };
 }
 
 /** The stack of startAuthStack in a namespace given by the caller, who closes it (no vitest needed). */
@@ -79,14 +83,16 @@ export async function createAuthStack(t: TestNamespace, options: StackOptions = 
     mongoUrl: t.mongoUrl,
     natsUrl: t.natsUrl,
     dbName: t.db('linking'),
-    recordsStream: recordsConfig.RECORDS_STREAM,
-    recordsSubjectPrefix: recordsConfig.RECORDS_SUBJECT_PREFIX,
+    recordsStream: options.linking?.behind ? t.stream('ELSEWHERE') : recordsConfig.RECORDS_STREAM,
+    recordsSubjectPrefix: options.linking?.behind ? t.subject('elsewhere') : recordsConfig.RECORDS_SUBJECT_PREFIX,
     linksStream: t.stream('LINKS'),
     linksSubjectPrefix: t.subject('links'),
     // A refused id made in the last minute is answered after this wait (issue 34: as long as for a
     // record whose event is on its way); the matrix refuses fresh ids 18 times.
     recordWaitMs: 1000,
-    ...options.linking,
+    recordsUrl: `http://127.0.0.1:${recordsServer.port}`,
+    ...(options.linking?.threshold === undefined ? {} : { threshold: options.linking.threshold }),
+    ...(options.linking?.reviewThreshold === undefined ? {} : { reviewThreshold: options.linking.reviewThreshold }),
   });
   const linkingDb = await connectMongo({ url: linkingConfig.MONGO_URL, dbName: linkingConfig.MONGO_DB });
   const linking = await createLinkingApp({ config: linkingConfig, db: linkingDb, bus, logger });

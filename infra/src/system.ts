@@ -71,7 +71,13 @@ export const SERVICES: ReadonlyArray<{
     // memory back (the memory reducer) marked it all for 2 s while both cores were wanted by
     // requests; without either, marking runs in incremental steps, when the heap has grown (ADR 0007).
     nodeOptions: ['--no-compact', '--no-memory-reducer'],
-    env: (s) => ({ MONGO_URL: s.mongoUrl, NATS_URL: s.natsUrl, IDENTITY_SECRET: s.identitySecret }),
+    env: (s, urls) => ({
+      MONGO_URL: s.mongoUrl,
+      NATS_URL: s.natsUrl,
+      // Asked whose a record is that the index has not seen yet (issue 36).
+      RECORDS_URL: urls.RECORDS_URL as string,
+      IDENTITY_SECRET: s.identitySecret,
+    }),
   },
   {
     name: 'stats',

@@ -16,6 +16,10 @@ import { useLocation, useParams } from 'wouter';
 import { isNotFound, LoadFailed, Loading, RecordNotFound } from './common.tsx';
 import { RecordJourney } from './RecordJourney.tsx';
 
+/** Said under a record the linking service has not seen yet (issue 36): no links yet, not none. */
+export const LINKING_IN_PROGRESS =
+  'Linking in progress: NRAD has not yet compared this record with the other agencies’ records.';
+
 /** SPEC §2 Record Details (/record/{id}). */
 export default function RecordDetails() {
   const { id = '' } = useParams<{ id: string }>();
@@ -33,7 +37,7 @@ export default function RecordDetails() {
   // The badges name the organizations of the journey's links: one read for both. A rejected link
   // (only ADMIN's read has them) links nothing.
   const organizations = [
-    ...new Set((links.data ?? []).filter((l) => !l.rejection).map((l) => l.linkedRecord.organization)),
+    ...new Set((links.data?.links ?? []).filter((l) => !l.rejection).map((l) => l.linkedRecord.organization)),
   ].sort();
   const cardStyle = { height: '100%' };
   return (
@@ -107,7 +111,8 @@ export default function RecordDetails() {
         </Typography.Paragraph>
       </Card>
       {/* Shown while the record has links: an agency's read leaves out rejected ones, ADMIN's keeps them. */}
-      {links.data && links.data.length > 0 && <RecordJourney record={r} links={links.data} />}
+      {links.data?.pending && <Typography.Text type="secondary">{LINKING_IN_PROGRESS}</Typography.Text>}
+      {links.data && links.data.links.length > 0 && <RecordJourney record={r} links={links.data.links} />}
     </Flex>
   );
 }

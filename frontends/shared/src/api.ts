@@ -132,6 +132,16 @@ export function callApi<R extends RouteSpec>(route: R, ...[options]: Args<R>): P
   return apiRequest<RouteResponse<R>>(route.method, routeUrl(route, options), options?.body);
 }
 
+/** Calls a declared route: its declared answer and the answer's headers (a state a header carries). */
+export async function callApiWithHeaders<R extends RouteSpec>(
+  route: R,
+  ...[options]: Args<R>
+): Promise<{ data: RouteResponse<R>; headers: Headers }> {
+  const response = await send(route.method, routeUrl(route, options), options?.body);
+  const text = await response.text();
+  return { data: (text ? JSON.parse(text) : undefined) as RouteResponse<R>, headers: response.headers };
+}
+
 /** One page of a declared paged route (the items, X-Total-Count, X-Next-Cursor). */
 export function callPage<R extends RouteSpec & { paged: true }>(
   route: R,

@@ -4,6 +4,7 @@ export {
   apiRequest,
   type CallOptions,
   callApi,
+  callApiWithHeaders,
   callPage,
   messageOf,
   type Page,

@@ -2,9 +2,16 @@
  * What the record screens (records and search remotes, later the dashboard) share about records:
  * query keys, so a change on one screen refreshes the others, and the reads every one of them makes.
  */
-import { type CaseRecord, type DropdownOption, type RecordLinkView, routes } from '@nrad/contracts';
+import {
+  type CaseRecord,
+  type DropdownOption,
+  LINKING_PENDING,
+  LINKING_STATE_HEADER,
+  type RecordLinkView,
+  routes,
+} from '@nrad/contracts';
 import { type QueryClient, useQuery } from '@tanstack/react-query';
-import { callApi } from './api.ts';
+import { callApi, callApiWithHeaders } from './api.ts';
 import { formatUsd, sumAmounts } from './format.ts';
 
 /** Every query about records starts with this key; invalidate it after any record change. */
@@ -35,9 +42,25 @@ export function useRecord(id: string, purpose: 'read' | 'edit' = 'read') {
   });
 }
 
-/** A record's links, each with the other record (GET /api/records/{id}/links). */
+/** How often a record's links are asked again while linking is in progress (ms). */
+export const LINKING_PENDING_POLL_MS = 3000;
+
+/**
+ * A record's links, each with the other record (GET /api/records/{id}/links), and whether linking
+ * is still in progress (the linking service has not seen the record yet: no links yet, asked
+ * again every LINKING_PENDING_POLL_MS until it has).
+ */
 export function useRecordLinks(id: string, enabled = true) {
-  return useQuery<RecordLinkView[]>({ queryKey: recordLinksKey(id), staleTime: 0, enabled });
+  return useQuery<{ links: RecordLinkView[]; pending: boolean }>({
+    queryKey: [...recordLinksKey(id), 'state'],
+    queryFn: async () => {
+      const { data, headers } = await callApiWithHeaders(routes.linking.links, { params: { id } });
+      return { links: data, pending: headers.get(LINKING_STATE_HEADER) === LINKING_PENDING };
+    },
+    refetchInterval: (query) => (query.state.data?.pending ? LINKING_PENDING_POLL_MS : false),
+    staleTime: 0,
+    enabled,
+  });
 }
 
 /** An option list ADMIN edits: Source of Record or Country (GET /api/dropdown-options/{type}). */

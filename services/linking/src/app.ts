@@ -1,9 +1,11 @@
+import { fillPath, REQUEST_ID_HEADER, routes } from '@nrad/contracts';
 import {
   AuditTrail,
   type Bus,
   consumeRecordEvents,
   createServiceApp,
   ensureStream,
+  fetchAs,
   KeyedLock,
   type Logger,
   MongoAuditSpool,
@@ -26,6 +28,29 @@ import {
   loadState,
   matchRateLog,
 } from './use-cases/linking.ts';
+
+/** How long the records service may take to say whose a record is (ms); then the old way. */
+const RECORD_OWNER_TIMEOUT_MS = 3000;
+
+/**
+ * Asks the records service, as the user (an identity token signed with the shared secret), for the
+ * record: 200 is theirs and active; anything else is not (the records service applies their scope
+ * and refuses another agency's record as one nobody holds).
+ */
+function recordOfUser(baseUrl: string, secret: string): NonNullable<LinkingDeps['recordOfUser']> {
+  return async (user, id, requestId) => {
+    const path = fillPath(routes.records.get.path, { id });
+    const res = await fetchAs(
+      user,
+      secret,
+      new URL(path, baseUrl),
+      requestId ? { headers: { [REQUEST_ID_HEADER]: requestId } } : {},
+      RECORD_OWNER_TIMEOUT_MS,
+    );
+    await res.body?.cancel();
+    return res.status === 200;
+  };
+}
 
 export interface LinkingAppDeps {
   config: LinkingConfig;
@@ -79,6 +104,7 @@ export async function createApp({ config, db, bus, logger }: LinkingAppDeps) {
     linksSubjectPrefix: config.LINKS_SUBJECT_PREFIX,
     audit,
     auditStream,
+    ...(config.RECORDS_URL ? { recordOfUser: recordOfUser(config.RECORDS_URL, config.IDENTITY_SECRET) } : {}),
   };
   const started = Date.now();
   await loadState(deps);

@@ -61,6 +61,12 @@ export const LinkingConfigSchema = z
      * reach the index (the record was just saved; its event is on its way). Milliseconds.
      */
     RECORD_WAIT_MS: z.coerce.number().int().min(0).max(30_000).default(5000),
+    /**
+     * The records service, asked as the user whether a record the index has not seen yet is theirs
+     * (issue 36): its links views then answer none, "linking in progress", instead of 404. Unset:
+     * such a record is waited for (RECORD_WAIT_MS), then not found.
+     */
+    RECORDS_URL: env.url().optional(),
     /** How often links whose event could not be published are retried (milliseconds). */
     RELAY_RETRY_MS: z.coerce.number().int().min(50).default(1000),
   })

@@ -24,6 +24,8 @@ export function linkingTestConfig(options: {
   reviewThreshold?: number;
   autoLink?: boolean;
   recordWaitMs?: number;
+  /** RECORDS_URL: the records service asked whose a record the index has not seen is. */
+  recordsUrl?: string;
 }): LinkingConfig {
   return LinkingConfigSchema.parse({
     IDENTITY_SECRET: options.identitySecret,
@@ -44,6 +46,7 @@ export function linkingTestConfig(options: {
       : { REVIEW_THRESHOLD: String(options.reviewThreshold), DISCLOSURE_THRESHOLD: String(options.reviewThreshold) }),
     AUTO_LINK: String(options.autoLink ?? true),
     RECORD_WAIT_MS: String(options.recordWaitMs ?? 5000),
+    ...(options.recordsUrl ? { RECORDS_URL: options.recordsUrl } : {}),
     RELAY_RETRY_MS: '100',
     // Events fetched but not handled when a test stops the service come back within a test's wait.
     EVENT_ACK_WAIT_MS: '2000',

@@ -1,3 +1,5 @@
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import {
   type AuditEvent,
   AuditEventSchema,
@@ -64,18 +66,36 @@ const LINKING_PATH =
   /^\/api\/(records\/((check-namlc-matches|link)|[^/]+\/(links|linked)|[^/]+\/links\/[^/]+(\/restore)?)|links\/summary|possible-matches(\/count|\/labels|\/[^/]+\/(confirm|reject))?)$/;
 
 export async function startLinking(
-  options: { threshold?: number; reviewThreshold?: number; autoLink?: boolean } = {},
+  options: {
+    threshold?: number;
+    reviewThreshold?: number;
+    autoLink?: boolean;
+    /**
+     * The linking service behind on `records.*` for good: it consumes a stream nobody publishes to,
+     * so it never sees a record (as behind a long backlog); it asks the records service, over
+     * HTTP, whose a record is (RECORDS_URL).
+     */
+    behind?: boolean;
+  } = {},
 ): Promise<LinkingHarness> {
   const t = testNamespace();
   const records = await recordsBeside(t, { identitySecret: SECRET, logger, name: 'linking-test', links: true });
   const { bus } = records;
+  let recordsUrl: string | undefined;
+  if (options.behind) {
+    const server = createServer(records.server);
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    deferCleanup(() => new Promise<void>((resolve) => server.close(() => resolve())));
+    recordsUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  }
   const config = linkingTestConfig({
     identitySecret: SECRET,
     mongoUrl: t.mongoUrl,
     natsUrl: t.natsUrl,
     dbName: t.db('linking'),
-    recordsStream: t.stream('RECORDS'),
-    recordsSubjectPrefix: t.subject('records'),
+    recordsStream: options.behind ? t.stream('ELSEWHERE') : t.stream('RECORDS'),
+    recordsSubjectPrefix: options.behind ? t.subject('elsewhere') : t.subject('records'),
+    ...(recordsUrl ? { recordsUrl, recordWaitMs: 300 } : {}),
     linksStream: t.stream('LINKS'),
     linksSubjectPrefix: t.subject('links'),
     ...(options.threshold === undefined ? {} : { threshold: options.threshold }),

@@ -1,5 +1,5 @@
 import Router from '@koa/router';
-import { routes } from '@nrad/contracts';
+import { LINKING_PENDING, LINKING_STATE_HEADER, routes } from '@nrad/contracts';
 import { actorOf, mountRoute, type ServiceState, userOf } from '@nrad/service-kit';
 import * as linking from '../use-cases/linking.ts';
 import * as review from '../use-cases/possible-matches.ts';
@@ -20,7 +20,9 @@ export function apiRoutes(deps: linking.LinkingDeps) {
   });
 
   mountRoute(router, routes.linking.links, async (ctx) => {
-    return await linking.listLinks(deps, userOf(ctx.state), actorOf(ctx), ctx.params.id);
+    const { views, pending } = await linking.listLinks(deps, userOf(ctx.state), actorOf(ctx), ctx.params.id);
+    if (pending) ctx.set(LINKING_STATE_HEADER, LINKING_PENDING);
+    return views;
   });
 
   mountRoute(router, routes.linking.reject, async (ctx) => {
@@ -35,7 +37,9 @@ export function apiRoutes(deps: linking.LinkingDeps) {
   });
 
   mountRoute(router, routes.linking.linked, async (ctx) => {
-    return await linking.listLinked(deps, userOf(ctx.state), actorOf(ctx), ctx.params.id);
+    const { summaries, pending } = await linking.listLinked(deps, userOf(ctx.state), actorOf(ctx), ctx.params.id);
+    if (pending) ctx.set(LINKING_STATE_HEADER, LINKING_PENDING);
+    return summaries;
   });
 
   mountRoute(router, routes.linking.possibleMatches, async (ctx) => {

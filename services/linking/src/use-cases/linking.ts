@@ -104,6 +104,11 @@ export interface LinkingDeps {
   audit: AuditTrail;
   /** Where the links' audit events go. */
   auditStream: AuditStreamConfig;
+  /**
+   * Whether the records service holds this record for the user, active (asked as the user, so the
+   * records service applies their scope itself); undefined when not configured (RECORDS_URL).
+   */
+  recordOfUser?: (user: UserIdentity, id: string, requestId: string | null) => Promise<boolean>;
 }
 
 /** The service name audit events carry. */
@@ -713,39 +718,59 @@ function activeLinks(
 /**
  * The active links of a record of the user's scope, recorded as a read (`record.read`, detail
  * `{via: 'links'}`) of the record and of each linked record they disclose, before they are answered.
+ * A record the index has not seen yet (its `records.created` behind a backlog) that the records
+ * service holds for the user, active, has no links yet: `pending`, answered at once (issue 36) —
+ * the records service recorded the user's read of it. Anything else the index lacks is refused as
+ * before (ownRecord: the same 404, after the same wait, whoever holds the id).
  */
-async function readLinks(deps: LinkingDeps, user: UserIdentity, actor: AuditActor, id: string) {
-  const entry = await ownRecord(deps, user, actor, parseRecordId(id));
+async function readLinks(
+  deps: LinkingDeps,
+  user: UserIdentity,
+  actor: AuditActor,
+  id: string,
+): Promise<{ links: Array<{ link: Link; other: CaseRecord }>; pending: boolean }> {
+  const recordId = parseRecordId(id);
+  if (!deps.index.get(recordId) && deps.recordOfUser) {
+    const theirs = await deps.recordOfUser(user, recordId, actor.requestId).catch((err: unknown) => {
+      deps.logger.warn({ err }, 'the records service could not say whose a record is');
+      return false;
+    });
+    if (theirs && !deps.index.get(recordId)) return { links: [], pending: true };
+  }
+  const entry = await ownRecord(deps, user, actor, recordId);
   const links = activeLinks(deps, entry, scopeOf(user).isAll);
   await deps.audit.record(actor, 'record.read', [entry.id, ...links.map(({ other }) => other.id)], { via: 'links' });
-  return links;
+  return { links, pending: false };
 }
 
-/** `GET /api/records/{id}/links`. */
+/** `GET /api/records/{id}/links`; `pending` while the index has not seen the user's record. */
 export async function listLinks(
   deps: LinkingDeps,
   user: UserIdentity,
   actor: AuditActor,
   id: string,
-): Promise<RecordLinkView[]> {
-  const links = await readLinks(deps, user, actor, id);
-  return links.map(({ link, other }) => ({ ...link, linkedRecord: withLinkFlags(deps, other) }));
+): Promise<{ views: RecordLinkView[]; pending: boolean }> {
+  const { links, pending } = await readLinks(deps, user, actor, id);
+  return { views: links.map(({ link, other }) => ({ ...link, linkedRecord: withLinkFlags(deps, other) })), pending };
 }
 
-/** `GET /api/records/{id}/linked`. */
+/** `GET /api/records/{id}/linked`; `pending` while the index has not seen the user's record. */
 export async function listLinked(
   deps: LinkingDeps,
   user: UserIdentity,
   actor: AuditActor,
   id: string,
-): Promise<LinkedRecordSummary[]> {
-  const links = (await readLinks(deps, user, actor, id)).filter(({ link }) => !link.rejection);
-  return links.map(({ other }) => ({
-    organization: other.organization,
-    id: other.id,
-    incidentNumber: other.incidentNumber,
-    suspectName: other.suspectName,
-  }));
+): Promise<{ summaries: LinkedRecordSummary[]; pending: boolean }> {
+  const { links, pending } = await readLinks(deps, user, actor, id);
+  const summaries = links
+    .filter(({ link }) => !link.rejection)
+    .map(({ other }) => ({
+      organization: other.organization,
+      id: other.id,
+      incidentNumber: other.incidentNumber,
+      suspectName: other.suspectName,
+    }));
+  return { summaries, pending };
 }
 
 /**
