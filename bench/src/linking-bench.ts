@@ -52,10 +52,21 @@ export interface LinkingBenchOptions extends RunContext {
 }
 
 /** What the linking service logged when it had loaded its index at start. */
+/** The linking service's heap once its index was loaded (its log line's `memory`). */
+export interface IndexMemory {
+  /** Whether a full collection ran first (the service runs with --expose-gc). */
+  collected: boolean;
+  heapUsedMiB: number;
+  rssMiB: number;
+  heapBytesPerRecord: number | null;
+}
+
 export interface IndexLoad {
   records: number;
   links: number;
   ms: number;
+  /** Null when the line has none (a service from before issue 36). */
+  memory: IndexMemory | null;
   /** Its estimate of r and the weights that followed (the line's `matchRate`); null when absent. */
   estimate: StartEstimate | null;
 }
@@ -161,11 +172,12 @@ function indexLoadFrom(logsDir: string): IndexLoad | null {
         links?: number;
         ms?: number;
         matchRate?: Partial<StartEstimate>;
+        memory?: IndexMemory;
       };
       if (entry.msg === 'match index loaded' && typeof entry.ms === 'number') {
         const records = entry.records ?? Number.NaN;
         const estimate = entry.matchRate?.weights ? (entry.matchRate as StartEstimate) : null;
-        found = { records, links: entry.links ?? Number.NaN, ms: entry.ms, estimate };
+        found = { records, links: entry.links ?? Number.NaN, ms: entry.ms, estimate, memory: entry.memory ?? null };
       }
     } catch {
       // not a JSON line
@@ -502,6 +514,17 @@ function startEstimateLine(e: StartEstimate): string {
   );
 }
 
+/** The service's heap once loaded, and per record (issue 36's target: at most 3 KB per record). */
+function memoryLine(m: IndexMemory): string {
+  const perRecord =
+    m.heapBytesPerRecord === null
+      ? ''
+      : ` (${(m.heapBytesPerRecord / 1024).toFixed(2)} KB per record, its own heap included)`;
+  return `heap ${m.heapUsedMiB.toLocaleString('en-US')} MiB once the index was loaded${
+    m.collected ? ', after a full collection' : ', garbage of the load included (no --expose-gc)'
+  }${perRecord}; resident ${m.rssMiB.toLocaleString('en-US')} MiB`;
+}
+
 /** The report as the terminal shows it. */
 export function formatLinkingReport(r: LinkingReport): string {
   const load = r.indexLoad;
@@ -514,6 +537,7 @@ export function formatLinkingReport(r: LinkingReport): string {
         : "no 'match index loaded' line in its log: LOG_LEVEL above info?)"
     }${r.linkingReadyMs === null ? '' : `; spawned to ready in ${(r.linkingReadyMs / 1000).toFixed(1)} s`}`,
     ...(load?.estimate ? [`Weights: ${startEstimateLine(load.estimate)}`] : []),
+    ...(load?.memory ? [`Memory:  ${memoryLine(load.memory)}`] : []),
     `Runs:    ${r.iterations} measured of each, after ${r.warmup} warm-up; sequential, one agency user after another`,
     '',
     `Create → link readable: a user of one agency POSTs a record whose suspect is a seeded record's of another`,

@@ -27,6 +27,14 @@ describe('bench:linking', () => {
         weights: { inUse: 'fixed', fixedBecause: 'fewer than 1000 named records' },
       });
       expect(Number.isFinite(report.linkingReadyMs)).toBe(true);
+      // Its heap once loaded, after a full collection (the system runs it with --expose-gc).
+      const memory = report.indexLoad?.memory;
+      expect(memory?.collected).toBe(true);
+      expect(memory?.heapUsedMiB).toBeGreaterThan(1);
+      expect(memory?.rssMiB).toBeGreaterThan(memory?.heapUsedMiB ?? 0);
+      // The heap over the 300 records (the heap is logged to a tenth of a MiB: 175 bytes per record here).
+      const perRecord = ((memory?.heapUsedMiB ?? 0) * 2 ** 20) / 300;
+      expect(Math.abs((memory?.heapBytesPerRecord ?? 0) - perRecord)).toBeLessThan(200);
       // Every create got its link, and every figure is a figure.
       const c = report.create;
       expect({ linked: c.linked, failures: c.failures }).toEqual({ linked: 3, failures: 0 });
@@ -47,6 +55,9 @@ describe('bench:linking', () => {
       expect(text).toContain('POST answered → link readable');
       expect(text).toContain('Linked: 3 of 3 creates');
       expect(text).toContain('Weights: fixed (fewer than 1000 named records): name exact 7.5, typo 6.5, conflict -3;');
+      expect(text).toMatch(
+        /\nMemory: +heap [\d.,]+ MiB once the index was loaded, after a full collection \([\d.]+ KB per record, its own heap included\); resident [\d.,]+ MiB\n/,
+      );
     } finally {
       await cleanup.run();
     }

@@ -70,7 +70,9 @@ export const SERVICES: ReadonlyArray<{
     // compacts it held the event loop for 0.9–1.4 s, and the collections V8 starts only to give
     // memory back (the memory reducer) marked it all for 2 s while both cores were wanted by
     // requests; without either, marking runs in incremental steps, when the heap has grown (ADR 0007).
-    nodeOptions: ['--no-compact', '--no-memory-reducer'],
+    // `--expose-gc`: one full collection once the index is loaded, so that the heap it logs is what
+    // the index holds (issue 36's memory per record).
+    nodeOptions: ['--no-compact', '--no-memory-reducer', '--expose-gc'],
     env: (s, urls) => ({
       MONGO_URL: s.mongoUrl,
       NATS_URL: s.natsUrl,
