@@ -76,10 +76,15 @@ async function send(method: string, url: string, body?: unknown): Promise<Respon
   return response;
 }
 
+/** An answer's parsed JSON (undefined when empty). */
+async function jsonOf<T>(response: Response): Promise<T> {
+  const text = await response.text();
+  return (text ? JSON.parse(text) : undefined) as T;
+}
+
 /** One call (a `FormData` body goes as a multipart form); the parsed JSON answer (undefined when empty). */
 export async function apiRequest<T = unknown>(method: string, url: string, body?: unknown): Promise<T> {
-  const text = await (await send(method, url, body)).text();
-  return (text ? JSON.parse(text) : undefined) as T;
+  return jsonOf<T>(await send(method, url, body));
 }
 
 /** One page of a list answer: the items, the whole list's size and the next page's cursor. */
@@ -138,8 +143,7 @@ export async function callApiWithHeaders<R extends RouteSpec>(
   ...[options]: Args<R>
 ): Promise<{ data: RouteResponse<R>; headers: Headers }> {
   const response = await send(route.method, routeUrl(route, options), options?.body);
-  const text = await response.text();
-  return { data: (text ? JSON.parse(text) : undefined) as RouteResponse<R>, headers: response.headers };
+  return { data: await jsonOf<RouteResponse<R>>(response), headers: response.headers };
 }
 
 /** One page of a declared paged route (the items, X-Total-Count, X-Next-Cursor). */

@@ -457,7 +457,6 @@ describe('the weights learn from what people decided (issue 36)', () => {
     expect(taught?.sessions.name.labels).toBe(300);
     expect(taught?.sessions.dob.labels).toBe(300);
     expect(guessed?.sessions.name.labels).toBe(0);
-    // A typo now says less for a match than the data alone said.
     // A typo says less for a match than the data alone said (8.12 → 7.95 bits when measured: 300
     // decisions among the many pairs EM weighs; tools/linkage's test has twins' decisions move the
     // weight of a disagreeing word by 1.4 bits).

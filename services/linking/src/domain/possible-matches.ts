@@ -1,5 +1,5 @@
 import type { LabelledPair } from '@nrad/matching';
-import { Scope } from '@nrad/service-kit';
+import type { Scope } from '@nrad/service-kit';
 import type { PossibleMatchDoc } from '../data/store.ts';
 import { type LinkRegistry, pairKeyOf } from './link-registry.ts';
 import type { MatchIndex } from './match-index.ts';
@@ -19,8 +19,7 @@ export interface Decision {
  */
 export function decisions(links: LinkRegistry, possibleMatches: PossibleMatches): Decision[] {
   const byPair = new Map<string, Decision>();
-  const everything = Scope.system('linking: the decisions as labels');
-  for (const doc of possibleMatches.visible(everything, (d) => d.decision !== null)) {
+  for (const doc of possibleMatches.decided()) {
     byPair.set(doc.pairKey, {
       recordIds: doc.recordIds,
       confidence: doc.confidence,
@@ -79,19 +78,26 @@ export class PossibleMatches {
 
   /**
    * The possible matches `scope` may see — one of the two records its agency's — that `keep`
-   * accepts (open ones, both records active: the caller's), best first, then oldest first.
+   * accepts (open ones, both records active: the caller's), in no order (see bestFirst).
    */
-  visible(scope: Scope, keep: (doc: PossibleMatchDoc) => boolean): PossibleMatchDoc[] {
-    const out: PossibleMatchDoc[] = [];
+  *visible(scope: Scope, keep: (doc: PossibleMatchDoc) => boolean): Generator<PossibleMatchDoc> {
     for (const doc of this.byId.values()) {
-      if (!doc.organizations.some((o) => scope.includes(o))) continue;
-      if (keep(doc)) out.push(doc);
+      if (doc.organizations.some((o) => scope.includes(o)) && keep(doc)) yield doc;
     }
-    return out.sort(
-      (a, b) =>
-        b.confidence - a.confidence ||
-        a.createdAt.getTime() - b.createdAt.getTime() ||
-        a._id.toHexString().localeCompare(b._id.toHexString()),
-    );
   }
+
+  /** Every decided possible match. */
+  *decided(): Generator<PossibleMatchDoc> {
+    for (const doc of this.byId.values()) if (doc.decision !== null) yield doc;
+  }
+}
+
+/** Best first, then oldest first (a list's order). */
+export function bestFirst(docs: PossibleMatchDoc[]): PossibleMatchDoc[] {
+  return docs.sort(
+    (a, b) =>
+      b.confidence - a.confidence ||
+      a.createdAt.getTime() - b.createdAt.getTime() ||
+      a._id.toHexString().localeCompare(b._id.toHexString()),
+  );
 }

@@ -280,7 +280,7 @@ async function proposePossibleMatch(
 }
 
 /** Who a link's audit event names, and what else it says. */
-export interface LinkAudit {
+interface LinkAudit {
   actor: AuditActor;
   detail?: AuditEvent['detail'];
 }
@@ -356,8 +356,9 @@ export async function storeLink(
   return link;
 }
 
-export function parseRecordId(id: string, field = 'id'): string {
-  if (!ObjectIdSchema.safeParse(id).success) throw validationError(`${field}: must be a valid record id`);
+/** An id from a path (`what` it names: a record, a possible match), lower-cased; 400 when malformed. */
+export function parseRecordId(id: string, field = 'id', what = 'record'): string {
+  if (!ObjectIdSchema.safeParse(id).success) throw validationError(`${field}: must be a valid ${what} id`);
   return id.toLowerCase();
 }
 
@@ -385,12 +386,7 @@ async function lookUp(deps: LinkingDeps, id: string): Promise<IndexEntry | undef
  * no sooner than the wait for such a record's event (RECORD_WAIT_MS) would have ended, so that
  * neither the answer nor its time tells whether another agency holds the id.
  */
-export async function ownRecord(
-  deps: LinkingDeps,
-  user: UserIdentity,
-  actor: AuditActor,
-  id: string,
-): Promise<IndexEntry> {
+async function ownRecord(deps: LinkingDeps, user: UserIdentity, actor: AuditActor, id: string): Promise<IndexEntry> {
   const started = Date.now();
   const entry = await lookUp(deps, id);
   if (entry && scopeOf(user).includes(entry.organization)) {

@@ -5,7 +5,6 @@ import {
   LABEL_BAND_EDGES,
   type LabelFigures,
   type Link,
-  ObjectIdSchema,
   POSSIBLE_MATCH_NOT_FOUND,
   type PossibleMatch,
   type PossibleMatchCount,
@@ -14,20 +13,11 @@ import {
   RejectPossibleMatchSchema,
   type UserIdentity,
 } from '@nrad/contracts';
-import {
-  type AuditActor,
-  conflict,
-  notFound,
-  parse,
-  requireAllAgencies,
-  type Scope,
-  scopeOf,
-  validationError,
-} from '@nrad/service-kit';
+import { type AuditActor, conflict, notFound, parse, requireAllAgencies, type Scope, scopeOf } from '@nrad/service-kit';
 import type { PossibleMatchDoc, StoredDecision } from '../data/store.ts';
 import type { IndexEntry } from '../domain/match-index.ts';
-import { decisions } from '../domain/possible-matches.ts';
-import { ALREADY_LINKED, type LinkingDeps, panelOf, scoreAgainst, storeLink } from './linking.ts';
+import { bestFirst, decisions } from '../domain/possible-matches.ts';
+import { ALREADY_LINKED, type LinkingDeps, panelOf, parseRecordId, scoreAgainst, storeLink } from './linking.ts';
 
 /**
  * The review band (issue 36, ADR 0022): pairs of two agencies' records the scorer put between
@@ -37,11 +27,6 @@ import { ALREADY_LINKED, type LinkingDeps, panelOf, scoreAgainst, storeLink } fr
  * decided ones with their decision. Every refusal — no such pair, another agencies' pair, decided,
  * a record deleted — is the same 404 (recorded as `possible-match.refused`).
  */
-
-function parsePossibleMatchId(id: string): string {
-  if (!ObjectIdSchema.safeParse(id).success) throw validationError('id: must be a valid possible match id');
-  return id.toLowerCase();
-}
 
 /** The pair's two records as the index holds them now (undefined if either is unknown). */
 function entriesOf(deps: LinkingDeps, doc: PossibleMatchDoc): [IndexEntry, IndexEntry] | undefined {
@@ -97,9 +82,11 @@ export async function listPossibleMatches(
 ): Promise<PossibleMatchPage> {
   const { limit, offset } = parse(PossibleMatchPageQuerySchema, query);
   const scope = scopeOf(user);
-  const visible = deps.possibleMatches.visible(scope, (doc) =>
-    scope.isAll ? entriesOf(deps, doc) !== undefined : openToAgency(deps, doc),
-  );
+  const visible = bestFirst([
+    ...deps.possibleMatches.visible(scope, (doc) =>
+      scope.isAll ? entriesOf(deps, doc) !== undefined : openToAgency(deps, doc),
+    ),
+  ]);
   const items = visible.slice(offset, offset + limit).map((doc) => view(deps, doc, scope));
   const shown = [...new Set(items.flatMap((item) => item.records.map((r) => r.id)))];
   if (shown.length > 0) await deps.audit.record(actor, 'record.read', shown, { via: 'possible-matches' });
@@ -111,7 +98,9 @@ export async function listPossibleMatches(
  * records active, for ADMIN every such pair. Counts only, no record: not an audited read.
  */
 export function countPossibleMatches(deps: LinkingDeps, user: UserIdentity): PossibleMatchCount {
-  return { open: deps.possibleMatches.visible(scopeOf(user), (doc) => openToAgency(deps, doc)).length };
+  let open = 0;
+  for (const _ of deps.possibleMatches.visible(scopeOf(user), (doc) => openToAgency(deps, doc))) open++;
+  return { open };
 }
 
 /**
@@ -195,7 +184,7 @@ export async function confirmPossibleMatch(
   auditActor: AuditActor,
   rawId: string,
 ): Promise<Link> {
-  const id = parsePossibleMatchId(rawId);
+  const id = parseRecordId(rawId, 'id', 'possible match');
   return deps.linkLock.run(`possible-match:${id}`, async () => {
     const { doc, entries } = await decidable(deps, user, auditActor, id, 'confirm');
     const scope = scopeOf(user);
@@ -244,7 +233,7 @@ export async function rejectPossibleMatch(
   body: unknown,
 ): Promise<void> {
   const input = parse(RejectPossibleMatchSchema, body ?? {});
-  const id = parsePossibleMatchId(rawId);
+  const id = parseRecordId(rawId, 'id', 'possible match');
   await deps.linkLock.run(`possible-match:${id}`, async () => {
     const { doc } = await decidable(deps, user, auditActor, id, 'reject');
     const reason = input.reason ?? '';
