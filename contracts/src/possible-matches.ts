@@ -85,11 +85,34 @@ export const LabelBandSchema = z.object({
 });
 export type LabelBand = z.infer<typeof LabelBandSchema>;
 
-/** `GET /api/possible-matches/labels` (ADMIN): the decisions as labels, per band. */
+/**
+ * The pairs that go to review for their names (issue 36): a partial name (a surname alone against a
+ * full name) and one name word against another (twins, siblings, a changed name).
+ */
+export const UncertainClassSchema = z.enum(['partialName', 'loneWord']);
+export type UncertainClass = z.infer<typeof UncertainClassSchema>;
+
+/**
+ * One uncertain class's calibration from the decisions: how many of its possible matches were
+ * decided and confirmed, its prior share (%), the estimate from both, and the confidence its pairs
+ * are shown with at most (the estimate kept within the review band; null without a band).
+ */
+export const ClassFiguresSchema = z.object({
+  uncertain: UncertainClassSchema,
+  labels: z.number().int().min(0),
+  confirmed: z.number().int().min(0),
+  prior: z.number(),
+  estimate: z.number(),
+  ceiling: z.number().nullable(),
+});
+export type ClassFigures = z.infer<typeof ClassFiguresSchema>;
+
+/** `GET /api/possible-matches/labels` (ADMIN): the decisions as labels, per band and per uncertain class. */
 export const LabelFiguresSchema = z.object({
   bands: z.array(LabelBandSchema),
   /** Every label, in a band or below the lowest. */
   labels: z.number().int().min(0),
+  classes: z.array(ClassFiguresSchema),
 });
 export type LabelFigures = z.infer<typeof LabelFiguresSchema>;
 

@@ -50,6 +50,21 @@ export async function freePort(): Promise<number> {
   return port;
 }
 
+/**
+ * Keeps `port` on 127.0.0.1 bound (so that no freePort of this or another process draws it) until
+ * `release` — for a server started later than its port is chosen; undefined when it is taken.
+ */
+export function holdPort(port: number): Promise<{ release(): Promise<void> } | undefined> {
+  return new Promise((resolve) => {
+    const server = net.createServer();
+    server.unref();
+    server.once('error', () => resolve(undefined));
+    server.listen(port, '127.0.0.1', () =>
+      resolve({ release: () => new Promise<void>((done) => server.close(() => done())) }),
+    );
+  });
+}
+
 /** Whether something accepts connections on host:port. */
 export function isListening(port: number, host = '127.0.0.1'): Promise<boolean> {
   return new Promise((resolve) => {

@@ -1,6 +1,6 @@
 import path from 'node:path';
 import { REPO_ROOT } from './paths.ts';
-import { freePort, isListening } from './ports.ts';
+import { freePort, holdPort, isListening } from './ports.ts';
 import { type ManagedProcess, spawnManaged, waitForReady } from './process.ts';
 import { loadOrCreateSecrets } from './secrets.ts';
 import { givenUrls, type InfraServer, type InfraUrls, type RunningInfra, startLocalInfra } from './stack.ts';
@@ -209,9 +209,16 @@ export interface RunningSystem {
 export async function startSystem(options: SystemOptions): Promise<RunningSystem> {
   const log = options.log ?? ((line: string) => console.error(line));
   const logsDir = path.join(options.dataDir, 'logs');
-  if (await isListening(options.gatewayPort)) {
-    throw new Error(`Port ${options.gatewayPort} is already in use. Set GATEWAY_PORT to a free port.`);
-  }
+  // Held until the gateway starts (after the infrastructure and the services, seconds later), so
+  // that no other test's freePort draws it meanwhile: EADDRINUSE in a whole-system suite (ADR 0021).
+  const held = (await isListening(options.gatewayPort)) ? undefined : await holdPort(options.gatewayPort);
+  if (!held) throw new Error(`Port ${options.gatewayPort} is already in use. Set GATEWAY_PORT to a free port.`);
+  let releaseGatewayPort: (() => Promise<void>) | undefined = held.release;
+  const freeGatewayPort = async () => {
+    const release = releaseGatewayPort;
+    releaseGatewayPort = undefined;
+    await release?.();
+  };
   const secrets = loadOrCreateSecrets(options.dataDir);
   const adminPassword = options.adminPassword ?? secrets.adminPassword;
 
@@ -223,6 +230,9 @@ export async function startSystem(options: SystemOptions): Promise<RunningSystem
     persist: true,
     given: givenUrls(options.env),
     ...(pgUrl ? { ferretdbPostgresqlUrl: pgUrl } : {}),
+  }).catch(async (err: unknown) => {
+    await freeGatewayPort();
+    throw err;
   });
   options.onReady?.('local infrastructure', performance.now() - infraStarted);
   /** The services and the gateway as they run now, in start order; their launchers by name. */
@@ -348,17 +358,20 @@ export async function startSystem(options: SystemOptions): Promise<RunningSystem
     const failed = started.find((r) => r.status === 'rejected');
     if (failed) throw failed.reason;
     log('Starting gateway...');
+    const metricsPort = await drawPort();
+    await freeGatewayPort();
     await launch('gateway', 'gateway/dist/main.js', options.gatewayPort, {
       HOST: options.gatewayHost,
       REDIS_URL: infra.redisUrl,
       NATS_URL: infra.natsUrl,
       IDENTITY_SECRET: secrets.identitySecret,
       SESSION_SECRET: secrets.sessionSecret,
-      METRICS_PORT: String(await drawPort()),
+      METRICS_PORT: String(metricsPort),
       ...(options.env?.MF_REMOTES ? { MF_REMOTES: options.env.MF_REMOTES } : {}),
       ...serviceUrls,
     });
   } catch (err) {
+    await freeGatewayPort();
     await stop();
     throw err;
   }

@@ -79,7 +79,9 @@ export {
 } from './prior.ts';
 export { type CandidateScores, scoreCandidatePairs } from './score.ts';
 export {
+  confidenceToWeight,
   contributionTotal,
+  DEFAULT_REVIEW_THRESHOLD,
   DEFAULT_THRESHOLD,
   exclusion,
   type FieldExplanation,
@@ -96,9 +98,14 @@ export {
   pairWeightParts,
   prepareRecord,
   priorBitsFor,
+  REVIEW_CLASS_PRIOR,
+  type ReviewCeilings,
   type ScoreOptions,
   scorePair,
   scorePrepared,
+  UNCERTAIN_CLASSES,
+  UNCERTAIN_NOTES,
+  type UncertainClass,
   weightToConfidence,
 } from './scorer.ts';
 export {

@@ -4,6 +4,7 @@ import { prepareNameParts } from './normalize.ts';
 import {
   cappedWeight,
   confidenceOfWeight,
+  confidenceToWeight,
   contributionTotal,
   DEFAULT_THRESHOLD,
   type MatchInput,
@@ -247,6 +248,89 @@ describe('scorePair: names', () => {
     expect(r.confidence).toBe(0);
     expect(r.explanation.every((e) => e.status === 'missing' && e.contribution === 0)).toBe(true);
     expect(Object.values(r.matchCriteria)).toEqual([false, false, false, false]);
+  });
+});
+
+describe('review: the uncertain classes (issue 36, partial names and one word against another)', () => {
+  const day = { suspectDob: '1961-04-09' };
+  const review = { partialName: 70, loneWord: 55 };
+  const service = { wholeNames: true, review };
+
+  it('weighs a surname alone on what was compared, never as a whole name: into review, not linked, not hidden', () => {
+    const alone = rec({ suspectName: 'Fairweather', ...day });
+    const full = other({ suspectName: 'Ignatius Fairweather', ...day });
+    // Without the classes: scored as a whole name (99.6 was the issue's figure), or capped out of sight.
+    expect(scorePair(alone, full).confidence).toBeGreaterThan(99);
+    expect(scorePair(alone, full, { wholeNames: true }).confidence).toBeLessThanOrEqual(20);
+    const r = scorePair(alone, full, service);
+    expect(r.confidence).toBe(70);
+    expect(r.uncertain).toBe('partialName');
+    expect(field(r, 'suspectName').status).toBe('partial');
+    expect(field(r, 'suspectName').detail).toContain('only part of the name could be compared: at most 70%');
+    expect(contributionTotal(r)).toBe(r.confidence);
+    // Both ways round, and a given name alone the same.
+    expect(scorePair(full, alone, service).confidence).toBe(70);
+    expect(scorePair(rec({ suspectName: 'Ignatius', ...day }), full, service).uncertain).toBe('partialName');
+    // Weighed on what was compared: with another date of birth it stays where its evidence puts it.
+    const otherDay = scorePair(
+      alone,
+      other({ suspectName: 'Ignatius Fairweather', suspectDob: '1971-02-03' }),
+      service,
+    );
+    expect(otherDay.confidence).toBeLessThan(10);
+  });
+
+  it('sends one name word agreeing beside one that disagrees to review (twins, siblings)', () => {
+    const bartholomew = rec({ suspectName: 'Bartholomew Fairweather', ...day });
+    const ignatius = other({ suspectName: 'Ignatius Fairweather', ...day });
+    const r = scorePair(bartholomew, ignatius, service);
+    expect(r.confidence).toBe(55);
+    expect(r.uncertain).toBe('loneWord');
+    expect(field(r, 'suspectName').detail).toContain('one name word agrees and another disagrees');
+    // Given name and surname apart, the given name agreeing (a changed surname): the same class.
+    const married = scorePair(
+      rec({ givenName: 'Gabriele', surname: 'Neumann', ...day }),
+      other({ givenName: 'Gabriele', surname: 'Hartmann', ...day }),
+      service,
+    );
+    expect(married.uncertain).toBe('loneWord');
+    expect(married.confidence).toBe(55);
+  });
+
+  it('leaves whole names alone: the same name, a typo, a middle name (links that must form)', () => {
+    for (const [x, y] of [
+      ['Ignatius Fairweather', 'Ignatius Fairweather'],
+      ['Ignatius Fairweather', 'Ignatius Fairwaether'],
+      ['Ignatius Q Fairweather', 'Ignatius Fairweather'],
+      ['Ignatius Marcus Fairweather', 'Ignatius Fairweather'],
+    ] as const) {
+      const r = scorePair(rec({ suspectName: x, ...day }), other({ suspectName: y, ...day }), service);
+      expect(r.uncertain, `${x} / ${y}`).toBeUndefined();
+      expect(isMatch(r), `${x} / ${y}`).toBe(true);
+    }
+  });
+
+  it('leaves out a class it is not given: its pairs weigh as without the option', () => {
+    const alone = rec({ suspectName: 'Fairweather', ...day });
+    const full = other({ suspectName: 'Ignatius Fairweather', ...day });
+    const twins = [
+      rec({ suspectName: 'Bartholomew Fairweather', ...day }),
+      other({ suspectName: 'Ignatius Fairweather', ...day }),
+    ] as const;
+    const onlyTwins = { wholeNames: true, review: { loneWord: 55 } };
+    expect(scorePair(alone, full, onlyTwins).confidence).toBe(scorePair(alone, full, { wholeNames: true }).confidence);
+    expect(scorePair(alone, full, onlyTwins).uncertain).toBeUndefined();
+    expect(scorePair(...twins, onlyTwins).confidence).toBe(55);
+    const onlyPartial = { wholeNames: true, review: { partialName: 70 } };
+    expect(scorePair(...twins, onlyPartial).confidence).toBe(scorePair(...twins, { wholeNames: true }).confidence);
+  });
+
+  it('finds the weight of a confidence (confidenceToWeight inverts weightToConfidence)', () => {
+    for (const c of [1, 20, 50, 79.99, 99]) {
+      expect(weightToConfidence(confidenceToWeight(c))).toBeCloseTo(c, 6);
+      expect(weightToConfidence(confidenceToWeight(c, 17), 17)).toBeCloseTo(c, 6);
+    }
+    expect(confidenceToWeight(0)).toBe(0);
   });
 });
 

@@ -101,6 +101,11 @@ export interface MatchResult {
   readonly explanation: readonly FieldExplanation[];
   /** Set when the pair may never match (confidence 0): the same record, or the same organization. */
   readonly excluded?: 'same record' | 'same organization';
+  /**
+   * The pair's uncertain class, when ScoreOptions.review weighed it as one (its confidence at most
+   * that class's): never linked automatically, proposed for review.
+   */
+  readonly uncertain?: UncertainClass;
 }
 
 /**
@@ -112,6 +117,28 @@ export interface MatchResult {
  * 40 on the uncalibrated confidence: the service's links now need about 1.2 bits more evidence.
  */
 export const DEFAULT_THRESHOLD = 80;
+
+/**
+ * The lowest confidence of a possible match by default (issue 36, ADR 0022): from 50 — about half
+ * of such pairs the same person — up to DEFAULT_THRESHOLD a pair goes to review. Measured on FEBRL
+ * 1–3 and the held-out sets as the service scores them (tools/linkage/bin/linkage-eval.ts), review
+ * from 50 instead of 60 keeps 0.4–1.8% more of the true pairs blocking reaches, from 40 instead of
+ * 50 only 0–2.2% more at about twice the pairs per true one.
+ */
+export const DEFAULT_REVIEW_THRESHOLD = 50;
+
+/**
+ * The share of each uncertain class's pairs that are the same person (in %), before any decision
+ * is known: the median over FEBRL 1–3 and the held-out sets of the share true among the class's
+ * pairs that score 50 or more as the service scores them (tools/linkage/bin/linkage-eval.ts).
+ * Partial names: 87–100% true (median 97.4); one word against another: 0.3% (twins, the typos
+ * set) to 100% (FEBRL's replaced given names), median 52.1 — which is why only each deployment's
+ * own decisions can tell (ScoreOptions.review; the linking service's review-classes.ts).
+ */
+export const REVIEW_CLASS_PRIOR: Readonly<Record<'partialName' | 'loneWord', number>> = {
+  partialName: 97.4,
+  loneWord: 52.1,
+};
 
 export interface PrepareOptions {
   /** Day/month order of slash dates (03/04/1980): 'dmy' (default) or 'mdy'. */
@@ -148,7 +175,31 @@ export interface ScoreOptions {
    * links and what a NAMLC check discloses); link-csv and the evaluations do not.
    */
   readonly wholeNames?: boolean | undefined;
+  /**
+   * The review band's classes (issue 36, ADR 0022): pairs whose names leave real doubt are weighed
+   * on what was compared but never scored above their class's confidence (0–100), so they go to
+   * review rather than being linked or hidden. `partialName`: the names agree on what both show but
+   * one has fewer words (a surname alone against a full name; with wholeNames, else ignored);
+   * `loneWord`: one name word agrees beside one that disagrees outright (twins, siblings, a
+   * married name — Bartholomew and Ignatius Fairweather born the same day), whatever strictNames
+   * says. A class left out is weighed as without this option.
+   */
+  readonly review?: ReviewCeilings | undefined;
 }
+
+/** The classes of pairs that go to review (ScoreOptions.review). */
+export type UncertainClass = 'partialName' | 'loneWord';
+export const UNCERTAIN_CLASSES: readonly UncertainClass[] = ['partialName', 'loneWord'];
+
+/** The most confidence (0–100) a pair of each uncertain class may have (ScoreOptions.review). */
+export type ReviewCeilings = Partial<Record<UncertainClass, number>>;
+
+/** The explanation's note on a pair of an uncertain class (ScoreOptions.review). */
+export const UNCERTAIN_NOTES: Readonly<Record<UncertainClass, string>> = {
+  partialName: 'only part of the name could be compared: at most {ceiling}%, for an investigator to decide',
+  loneWord:
+    'one name word agrees and another disagrees (twins, siblings, a changed name): at most {ceiling}%, for an investigator to decide',
+};
 
 /** Normalizes a record's fields once (names folded, placeholders dropped, dates checked). */
 export function prepareRecord(input: MatchInput, options: PrepareOptions = {}): PreparedRecord {
@@ -190,6 +241,22 @@ export function weightToConfidence(
   return (100 * (sigma(slope * (totalWeight - priorBits) + offset) - base)) / (1 - base);
 }
 
+/**
+ * The total weight in bits at which weightToConfidence gives `confidence` (0 < confidence < 100):
+ * its inverse.
+ */
+export function confidenceToWeight(
+  confidence: number,
+  priorBits: number = PRIOR_BITS,
+  calibration: Calibration = CALIBRATION,
+): number {
+  if (!(confidence > 0)) return 0;
+  const { slope, offset } = calibration;
+  const base = sigma(offset - slope * priorBits);
+  const y = base + (Math.min(confidence, 99.999) / 100) * (1 - base);
+  return priorBits + (-Math.log2(1 / y - 1) - offset) / slope;
+}
+
 /** The calibration of the weights in use: EM_CALIBRATION for estimated weights, else CALIBRATION. */
 const calibrationOf = (options: ScoreOptions): Calibration => (options.weights ? EM_CALIBRATION : CALIBRATION);
 
@@ -222,6 +289,8 @@ interface FieldScore {
   agrees?: boolean;
   /** Whether the field disagrees somewhere: a name word against another, dates of birth that differ. */
   disagrees?: boolean;
+  /** Names only: the pair's uncertain class, when ScoreOptions.review weighs it as one. */
+  uncertain?: UncertainClass;
 }
 
 function nameScore(
@@ -230,6 +299,7 @@ function nameScore(
   frequencies: NameFrequencies | undefined,
   weights: LevelWeights | undefined,
   wholeNames: boolean,
+  review: ReviewCeilings | undefined,
 ): { score: FieldScore; comparison?: NameComparison } {
   if (!hasName(a) || !hasName(b)) {
     return { score: { field: 'suspectName', status: 'missing', weight: 0, detail: missingDetail(hasName(a)) } };
@@ -252,18 +322,26 @@ function nameScore(
   if (c.conflicts > 0) parts.push(`${c.conflicts} word${c.conflicts > 1 ? 's' : ''} disagree`);
   let agrees = namesAgree(c, weight);
   const disagrees = c.conflicts > 0;
-  if (agrees && wholeNames && !wholeNameAgreement(a, b, c)) {
-    agrees = false;
-    parts.push(PART_OF_NAME);
+  let uncertain: UncertainClass | undefined;
+  const lone = c.conflicts > 0 && c.pairs.length === 1;
+  if (agrees && lone && review?.loneWord !== undefined) uncertain = 'loneWord';
+  else if (agrees && wholeNames && !wholeNameAgreement(a, b, c)) {
+    if (!lone && review?.partialName !== undefined) uncertain = 'partialName';
+    else {
+      agrees = false;
+      parts.push(PART_OF_NAME);
+    }
   }
+  if (uncertain) parts.push(UNCERTAIN_NOTES[uncertain].replace('{ceiling}', String(round2(review![uncertain]!))));
   return {
     score: {
       field: 'suspectName',
-      status: agrees || status !== 'match' ? status : 'partial',
+      status: agrees && !uncertain ? status : status === 'match' ? 'partial' : status,
       weight,
       detail: parts.join('; '),
       agrees,
       disagrees,
+      ...(uncertain ? { uncertain } : {}),
     },
     comparison: c,
   };
@@ -419,7 +497,11 @@ export function cappedWeight(
 
 function totalWeight(scores: readonly FieldScore[], options: ScoreOptions): number {
   const sum = scores.reduce((s, f) => s + f.weight, 0);
-  return cappedWeight({ sum, namesAgree: scores[0]!.agrees === true }, options);
+  const capped = cappedWeight({ sum, namesAgree: scores[0]!.agrees === true }, options);
+  const uncertain = scores[0]!.uncertain;
+  if (!uncertain) return capped;
+  const ceiling = options.review?.[uncertain] ?? 100;
+  return Math.min(capped, confidenceToWeight(ceiling, options.priorBits, calibrationOf(options)));
 }
 
 function fieldScores(a: PreparedRecord, b: PreparedRecord, options: ScoreOptions): FieldScore[] {
@@ -431,9 +513,12 @@ function fieldScores(a: PreparedRecord, b: PreparedRecord, options: ScoreOptions
     options.frequencies,
     options.weights,
     options.wholeNames === true,
+    options.review,
   );
   const name =
-    comparison && options.strictNames ? loneAgreement(score, comparison, dob, options.frequencies, a.name) : score;
+    comparison && options.strictNames && !score.uncertain
+      ? loneAgreement(score, comparison, dob, options.frequencies, a.name)
+      : score;
   return [name, dob, ...caseFields.map((f) => corroborating(f, dob))];
 }
 
@@ -545,7 +630,14 @@ export function scorePrepared(a: PreparedRecord, b: PreparedRecord, options: Sco
   const matchCriteria = Object.fromEntries(
     scores.map((f) => [f.field, !excluded && f.weight > 0]),
   ) as unknown as MatchCriteria;
-  return { confidence: hundredths / 100, matchCriteria, explanation, ...(excluded ? { excluded } : {}) };
+  const uncertain = excluded ? undefined : scores[0]!.uncertain;
+  return {
+    confidence: hundredths / 100,
+    matchCriteria,
+    explanation,
+    ...(excluded ? { excluded } : {}),
+    ...(uncertain ? { uncertain } : {}),
+  };
 }
 
 /** Scores two records: scorePrepared(prepareRecord(a), prepareRecord(b)). */

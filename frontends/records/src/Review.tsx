@@ -1,4 +1,10 @@
-import { type PossibleMatch, type PossibleMatchRecord, type PublicUser, routes } from '@nrad/contracts';
+import {
+  type PossibleMatch,
+  type PossibleMatchRecord,
+  type PublicUser,
+  routes,
+  type UncertainClass,
+} from '@nrad/contracts';
 import {
   Button,
   callApi,
@@ -113,6 +119,12 @@ function PairCard({
   );
 }
 
+/** The uncertain classes as the screen names them. */
+const CLASS_NAMES: Record<UncertainClass, string> = {
+  partialName: 'Part of a name (a surname alone, an initial)',
+  loneWord: 'One name word agrees, another disagrees (twins?)',
+};
+
 const percent = (x: number | null) => (x === null ? '—' : `${(x * 100).toFixed(1)}%`);
 
 /**
@@ -142,6 +154,29 @@ function LabelFiguresCard() {
           { title: 'Rejected', dataIndex: 'rejected', align: 'right' },
           { title: 'Precision', key: 'precision', align: 'right', render: (_, b) => percent(b.precision) },
           { title: 'Recall at or above', key: 'recall', align: 'right', render: (_, b) => percent(b.recallAbove) },
+        ]}
+      />
+      <Typography.Paragraph style={{ marginTop: 16 }}>
+        Pairs that go to review for their names: each kind starts at what it was on public data, and the decisions on
+        its own pairs move it (the start counting as 20 decisions), within the review band.
+      </Typography.Paragraph>
+      <Table
+        size="small"
+        pagination={false}
+        rowKey="uncertain"
+        dataSource={figures.data.classes}
+        columns={[
+          { title: 'Kind of pair', key: 'kind', render: (_, c) => CLASS_NAMES[c.uncertain] },
+          { title: 'Decisions', dataIndex: 'labels', align: 'right' },
+          { title: 'Confirmed', dataIndex: 'confirmed', align: 'right' },
+          { title: 'Start', key: 'prior', align: 'right', render: (_, c) => `${c.prior.toFixed(1)}%` },
+          { title: 'Estimate', key: 'estimate', align: 'right', render: (_, c) => `${c.estimate.toFixed(1)}%` },
+          {
+            title: 'Shown at most',
+            key: 'ceiling',
+            align: 'right',
+            render: (_, c) => (c.ceiling === null ? 'not proposed' : `${c.ceiling.toFixed(2)}%`),
+          },
         ]}
       />
     </Card>

@@ -5,12 +5,12 @@
 import { dataMongo } from '@nrad/infra';
 import { connectMongo, loadConfig } from '@nrad/service-kit';
 import { z } from 'zod';
-import { disclosureThreshold, linkingDb } from '../src/config.ts';
+import { disclosureThreshold, linkingDb, linkThreshold, reviewThreshold, reviewThresholdOf } from '../src/config.ts';
 import { auditLinks, describeLinksAudit } from '../src/links-audit.ts';
 
 const USAGE = `usage: links-audit
 Scores every stored link that is not rejected again on the stored records, as the linking service
-scores a manual link today, and lists each one under DISCLOSURE_THRESHOLD (default 80). Changes
+scores a manual link today, and lists each one under DISCLOSURE_THRESHOLD (default 50). Changes
 nothing. Reads MONGO_URL and MONGO_DB (default nrad_linking), else npm start's data (NRAD_DATA_DIR).`;
 
 const env = { ...process.env };
@@ -22,10 +22,21 @@ try {
   }
   const mongo = await dataMongo(env, 'audit the links');
   stops.push(mongo.stop);
-  const settings = loadConfig(z.object({ MONGO_DB: linkingDb, DISCLOSURE_THRESHOLD: disclosureThreshold }), env);
+  const settings = loadConfig(
+    z.object({
+      MONGO_DB: linkingDb,
+      DISCLOSURE_THRESHOLD: disclosureThreshold,
+      LINK_THRESHOLD: linkThreshold,
+      REVIEW_THRESHOLD: reviewThreshold,
+    }),
+    env,
+  );
   const db = await connectMongo({ url: mongo.url, dbName: settings.MONGO_DB });
   stops.push(() => db.close());
-  const report = await auditLinks(db, settings.DISCLOSURE_THRESHOLD);
+  const report = await auditLinks(db, settings.DISCLOSURE_THRESHOLD, {
+    reviewThreshold: reviewThresholdOf(settings),
+    linkThreshold: settings.LINK_THRESHOLD,
+  });
   for (const line of describeLinksAudit(report, settings.DISCLOSURE_THRESHOLD)) console.log(line);
   process.exitCode = report.failing.length > 0 ? 1 : 0;
 } catch (err) {

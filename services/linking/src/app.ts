@@ -12,7 +12,7 @@ import {
   mongoReadiness,
 } from '@nrad/service-kit';
 import type { Connection } from 'mongoose';
-import type { LinkingConfig } from './config.ts';
+import { type LinkingConfig, reviewThresholdOf } from './config.ts';
 import { LinkingStore } from './data/store.ts';
 import { Disclosures } from './domain/disclosures.ts';
 import { LinkRegistry } from './domain/link-registry.ts';
@@ -113,7 +113,7 @@ export async function createApp({ config, db, bus, logger }: LinkingAppDeps) {
     logger,
     autoLink: config.AUTO_LINK,
     threshold: config.LINK_THRESHOLD,
-    reviewThreshold: config.REVIEW_THRESHOLD ?? config.LINK_THRESHOLD,
+    reviewThreshold: reviewThresholdOf(config),
     possibleMatches,
     disclosureThreshold: config.DISCLOSURE_THRESHOLD,
     disclosures: new Disclosures(),

@@ -1,10 +1,30 @@
 import { LINKS_STREAM } from '@nrad/contracts';
-import { DEFAULT_THRESHOLD } from '@nrad/matching';
+import { DEFAULT_REVIEW_THRESHOLD, DEFAULT_THRESHOLD } from '@nrad/matching';
 import { auditEnv, baseServiceEnv, env, loadConfig, recordEventsEnv } from '@nrad/service-kit';
 import { z } from 'zod';
 
-/** DISCLOSURE_THRESHOLD (also read by links:audit). */
-export const disclosureThreshold = z.coerce.number().min(50).max(100).default(DEFAULT_THRESHOLD);
+/**
+ * DISCLOSURE_THRESHOLD (also read by links:audit). Its default is the review band's lower edge
+ * (issue 36: a possible match shows each agency the other's record, so the band starts no lower).
+ */
+export const disclosureThreshold = z.coerce.number().min(50).max(100).default(DEFAULT_REVIEW_THRESHOLD);
+/** LINK_THRESHOLD (also read by links:audit). */
+export const linkThreshold = z.coerce.number().min(0).max(100).default(DEFAULT_THRESHOLD);
+/** REVIEW_THRESHOLD as given (also read by links:audit); see reviewThresholdOf. */
+export const reviewThreshold = z.coerce.number().min(0).max(100).optional();
+
+/**
+ * The review band's lower edge in force: REVIEW_THRESHOLD, or unset DEFAULT_REVIEW_THRESHOLD kept
+ * between DISCLOSURE_THRESHOLD and LINK_THRESHOLD (with LINK_THRESHOLD at or under it, the band is
+ * empty: nothing is proposed).
+ */
+export function reviewThresholdOf(c: {
+  readonly REVIEW_THRESHOLD?: number | undefined;
+  readonly DISCLOSURE_THRESHOLD: number;
+  readonly LINK_THRESHOLD: number;
+}): number {
+  return c.REVIEW_THRESHOLD ?? Math.min(c.LINK_THRESHOLD, Math.max(c.DISCLOSURE_THRESHOLD, DEFAULT_REVIEW_THRESHOLD));
+}
 /** The service's database (also read by links:audit). */
 export const linkingDb = z.string().min(1).default('nrad_linking');
 
@@ -32,15 +52,15 @@ export const LinkingConfigSchema = z
      */
     LINK_STRICT_NAMES: env.bool(false),
     /** Lowest confidence (0–100) for an automatic link; at least DISCLOSURE_THRESHOLD. */
-    LINK_THRESHOLD: z.coerce.number().min(0).max(100).default(DEFAULT_THRESHOLD),
+    LINK_THRESHOLD: linkThreshold,
     /**
      * Lowest confidence (0–100) of a possible match (issue 36, ADR 0022): a new record's pairs from
      * here up to LINK_THRESHOLD are proposed to the two agencies' investigators, who confirm or
      * reject them. Between DISCLOSURE_THRESHOLD (a possible match shows each agency the other's
-     * record) and LINK_THRESHOLD; unset, it is LINK_THRESHOLD: no pair is proposed (the band's
-     * calibrated default comes with issue 36's evaluation).
+     * record) and LINK_THRESHOLD; unset, DEFAULT_REVIEW_THRESHOLD (50) kept between them
+     * (reviewThresholdOf). Set it to LINK_THRESHOLD for no review band.
      */
-    REVIEW_THRESHOLD: z.coerce.number().min(0).max(100).optional(),
+    REVIEW_THRESHOLD: reviewThreshold,
     /**
      * Lowest confidence (0–100) at which another agency's record is disclosed (issue 34): a NAMLC
      * check shows a match, and a manual link is made, only at or above it (as the service scores

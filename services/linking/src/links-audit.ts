@@ -1,9 +1,10 @@
 import type { CaseRecord } from '@nrad/contracts';
 import { scorePrepared } from '@nrad/matching';
 import type { Connection } from 'mongoose';
-import type { LinkDoc } from './data/store.ts';
+import type { LinkDoc, PossibleMatchDoc } from './data/store.ts';
 import { entryFor, MatchIndex } from './domain/match-index.ts';
 import { MatchRate } from './domain/match-rate.ts';
+import { calibrateClasses, reviewCeilings } from './domain/review-classes.ts';
 
 /** A stored link that the disclosure rule (issue 34) would not make today. */
 export interface FailingLink {
@@ -34,7 +35,14 @@ export interface LinksAuditReport {
  * Reads only: no collection, index or document is created or changed, so it runs beside the
  * service.
  */
-export async function auditLinks(db: Connection, threshold: number): Promise<LinksAuditReport> {
+export async function auditLinks(
+  db: Connection,
+  threshold: number,
+  band: { readonly reviewThreshold: number; readonly linkThreshold: number } = {
+    reviewThreshold: threshold,
+    linkThreshold: threshold,
+  },
+): Promise<LinksAuditReport> {
   const raw = db.db;
   if (!raw) throw new Error('not connected');
   const index = new MatchIndex();
@@ -44,6 +52,9 @@ export async function auditLinks(db: Connection, threshold: number): Promise<Lin
     index.put(entryFor(doc.record));
   }
   new MatchRate(index).estimate(); // the weights and prior the service would score with
+  // The uncertain classes' confidences the service has learnt from the decided possible matches.
+  const decided = raw.collection<PossibleMatchDoc>('possible_matches').find({ decision: { $ne: null } });
+  index.setReview(reviewCeilings(calibrateClasses(await decided.toArray(), band)));
   const report: LinksAuditReport = { records: index.size, checked: 0, rejected: 0, failing: [] };
   for await (const link of raw.collection<LinkDoc>('links').find({})) {
     if (link.rejection) {
@@ -55,8 +66,11 @@ export async function auditLinks(db: Connection, threshold: number): Promise<Lin
     const linked = index.get(link.linkedRecordId);
     const confidence =
       source && linked
-        ? scorePrepared(source.prepared, linked.prepared, index.scoreOptions(index.activeCount(linked.organization)))
-            .confidence
+        ? scorePrepared(
+            source.prepared,
+            linked.prepared,
+            index.scoreOptions(index.activeCount(linked.organization), true),
+          ).confidence
         : 0;
     if (source && linked && confidence >= threshold) continue;
     report.failing.push({

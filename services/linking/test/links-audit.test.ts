@@ -54,4 +54,19 @@ describe('links:audit (issue 34)', () => {
     // Read only.
     expect(await links.find({}).sort({ _id: 1 }).toArray()).toEqual(before);
   });
+
+  it('scores a link confirmed from a possible match with the class confidence the service learnt (issue 36)', async () => {
+    const h = await startLinking();
+    const full = await h.create(bps, { suspectName: 'Wilhelmina Oosterhuis', suspectDob: '1979-09-19' });
+    const alone = await h.create(fia, { suspectName: 'Oosterhuis', suspectDob: '1979-09-19' });
+    await h.caughtUp();
+    const doc = h.built.deps.possibleMatches.pair(full.id, alone.id);
+    expect(doc?.uncertain).toBe('partialName');
+    await (await h.as(fia)).post(`/api/possible-matches/${doc?._id.toHexString()}/confirm`).expect(201);
+    await h.linkEvents();
+    const band = { reviewThreshold: 50, linkThreshold: 80 };
+    expect(await auditLinks(h.db, 50, band)).toMatchObject({ checked: 1, failing: [] });
+    // Without the review band a surname alone discloses nothing (issue 34), so the link would fail.
+    expect((await auditLinks(h.db, 50)).failing).toHaveLength(1);
+  });
 });

@@ -7,9 +7,10 @@ import {
   PossibleMatchPageSchema,
 } from '@nrad/contracts';
 import { waitUntil } from '@nrad/infra/harness';
+import { REVIEW_CLASS_PRIOR } from '@nrad/matching';
 import { Types } from 'mongoose';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { loadLinkingConfig } from '../src/config.ts';
+import { loadLinkingConfig, reviewThresholdOf } from '../src/config.ts';
 import { type LinkingHarness, startLinking, userOf } from './harness.ts';
 
 const bps = userOf('BPS', 'Betty Police');
@@ -238,24 +239,118 @@ describe('possible matches (the review band)', () => {
 
 describe('REVIEW_THRESHOLD', () => {
   const base = { IDENTITY_SECRET: 's'.repeat(40), NATS_URL: 'nats://127.0.0.1:4222', MONGO_URL: 'mongodb://x' };
-  it('is LINK_THRESHOLD unless set (no pair proposed), and lies between DISCLOSURE_THRESHOLD and LINK_THRESHOLD', () => {
-    expect(loadLinkingConfig(base).REVIEW_THRESHOLD).toBeUndefined();
+  it('is 50 unless set, kept between DISCLOSURE_THRESHOLD (default 50) and LINK_THRESHOLD', () => {
+    const config = loadLinkingConfig(base);
+    expect(config.REVIEW_THRESHOLD).toBeUndefined();
+    expect(config.DISCLOSURE_THRESHOLD).toBe(50);
+    expect(reviewThresholdOf(config)).toBe(50);
+    expect(reviewThresholdOf(loadLinkingConfig({ ...base, DISCLOSURE_THRESHOLD: '70' }))).toBe(70);
+    expect(reviewThresholdOf(loadLinkingConfig({ ...base, LINK_THRESHOLD: '50' }))).toBe(50); // no band
+    expect(reviewThresholdOf(loadLinkingConfig({ ...base, REVIEW_THRESHOLD: '60' }))).toBe(60);
     expect(loadLinkingConfig({ ...base, REVIEW_THRESHOLD: '60', DISCLOSURE_THRESHOLD: '55' }).REVIEW_THRESHOLD).toBe(
       60,
     );
-    expect(() => loadLinkingConfig({ ...base, REVIEW_THRESHOLD: '60' })).toThrow(/REVIEW_THRESHOLD/);
+    expect(() => loadLinkingConfig({ ...base, REVIEW_THRESHOLD: '45' })).toThrow(/REVIEW_THRESHOLD/);
+    expect(() => loadLinkingConfig({ ...base, REVIEW_THRESHOLD: '60', DISCLOSURE_THRESHOLD: '65' })).toThrow(
+      /REVIEW_THRESHOLD/,
+    );
     expect(() => loadLinkingConfig({ ...base, REVIEW_THRESHOLD: '90', DISCLOSURE_THRESHOLD: '55' })).toThrow(
       /REVIEW_THRESHOLD/,
     );
   });
 
-  it('proposes nothing when unset', async () => {
-    const h = await startLinking();
+  it('proposes nothing when it is LINK_THRESHOLD', async () => {
+    const h = await startLinking({ reviewThreshold: 80 });
     const a: CaseRecord = await h.create(bps, { suspectName: 'Hortensia Blackwell', suspectDob: '1959-11-30' });
     const b = await h.create(fia, { suspectName: 'Hortensia Blakwell', suspectDob: '1959-11-13' });
     await h.caughtUp();
     expect(h.built.deps.possibleMatches.size).toBe(0);
     expect(h.built.deps.links.pair(a.id, b.id)).toBeDefined(); // 80 links it
     expect((await pageOf(h, bps)).total).toBe(0);
+  });
+});
+
+describe('the uncertain classes at the default thresholds (issue 36: twins and partial names go to review)', () => {
+  let h: LinkingHarness;
+  beforeAll(async () => {
+    h = await startLinking();
+  });
+  const day = '1961-04-09';
+
+  /** Waits for `b` (the newer record) to be looked at by auto-linking, then the pair's possible match. */
+  async function afterLinking(a: CaseRecord, b: CaseRecord) {
+    await h.caughtUp();
+    return h.built.deps.possibleMatches.pair(a.id, b.id);
+  }
+
+  it('proposes twins and a surname alone at their classes’ confidence, links whole names, proposes nothing weaker', async () => {
+    // Twins: one name word agrees, the other disagrees, the same birthday (issue 36: was linked at 99.4%).
+    const bartholomew = await h.create(bps, { suspectName: 'Bartholomew Fairweather', suspectDob: day });
+    const ignatius = await h.create(fia, { suspectName: 'Ignatius Fairweather', suspectDob: day });
+    const twins = await afterLinking(bartholomew, ignatius);
+    expect(twins).toMatchObject({ uncertain: 'loneWord', confidence: REVIEW_CLASS_PRIOR.loneWord, decision: null });
+    expect(h.built.deps.links.pair(bartholomew.id, ignatius.id)).toBeUndefined();
+    // A surname alone with the same date of birth: at most just under LINK_THRESHOLD (80), never linked.
+    const alone = await h.create(cus, { suspectName: 'Fairweather', suspectDob: day });
+    const partial = await afterLinking(ignatius, alone);
+    expect(partial).toMatchObject({ uncertain: 'partialName', confidence: 79.99 });
+    expect(h.built.deps.links.pair(ignatius.id, alone.id)).toBeUndefined();
+    const explanation = partial?.explanation.find((e) => e.field === 'suspectName');
+    expect(explanation?.detail).toContain('only part of the name could be compared');
+    // The same name and birthday: linked, not proposed.
+    const same = await h.create(cus, { suspectName: 'Ignatius Fairweather', suspectDob: day });
+    await waitUntil('linked', async () => h.built.deps.links.pair(ignatius.id, same.id) !== undefined);
+    expect(h.built.deps.possibleMatches.pair(ignatius.id, same.id)).toBeUndefined();
+    // A surname alone born another year: weighed on what was compared, under the band (not proposed).
+    const elsewhere = await h.create(bps, { suspectName: 'Fairweather', suspectDob: '1971-02-03' });
+    expect(await afterLinking(ignatius, elsewhere)).toBeUndefined();
+    expect(h.built.deps.links.pair(ignatius.id, elsewhere.id)).toBeUndefined();
+  });
+
+  it('learns each class’s confidence from the decisions, within the band, and shows ADMIN the figures', async () => {
+    const labels = async () =>
+      LabelFiguresSchema.parse((await (await h.as(admin)).get('/api/possible-matches/labels').expect(200)).body);
+    const loneWord = async () => (await labels()).classes.find((c) => c.uncertain === 'loneWord');
+    expect(await loneWord()).toEqual({
+      uncertain: 'loneWord',
+      labels: 0,
+      confirmed: 0,
+      prior: REVIEW_CLASS_PRIOR.loneWord,
+      estimate: REVIEW_CLASS_PRIOR.loneWord,
+      ceiling: REVIEW_CLASS_PRIOR.loneWord,
+    });
+    // Five pairs of siblings born the same day, the investigators confirm each (the same person
+    // after all: a given name written two ways, say): the class's confidence rises.
+    const given = ['Ambrose', 'Benedict', 'Cuthbert', 'Desmond', 'Eustace'];
+    for (const [k, first] of given.entries()) {
+      const x = await h.create(bps, { suspectName: `${first} Quillfeather`, suspectDob: `1950-0${k + 1}-11` });
+      const y = await h.create(fia, { suspectName: `Zebedee Quillfeather`, suspectDob: `1950-0${k + 1}-11` });
+      const doc = await afterLinking(x, y);
+      expect(doc?.uncertain).toBe('loneWord');
+      await (await h.as(fia)).post(`/api/possible-matches/${doc?._id.toHexString()}/confirm`).expect(201);
+    }
+    const estimate = Math.round(((500 + 20 * REVIEW_CLASS_PRIOR.loneWord) / 25) * 100) / 100;
+    expect(await loneWord()).toMatchObject({ labels: 5, confirmed: 5, estimate, ceiling: estimate });
+    // The next such pair is proposed at the new confidence.
+    const x = await h.create(bps, { suspectName: 'Fenwick Quillfeather', suspectDob: '1950-08-11' });
+    const y = await h.create(cus, { suspectName: 'Gideon Quillfeather', suspectDob: '1950-08-11' });
+    expect((await afterLinking(x, y))?.confidence).toBe(estimate);
+    // Rejections bring it down, never under REVIEW_THRESHOLD: such pairs still go to review.
+    for (const [k, first] of ['Horatio', 'Isidore', 'Jeremiah', 'Lancelot', 'Mortimer', 'Nathaniel'].entries()) {
+      const p = await h.create(cus, { suspectName: `${first} Thistlewood`, suspectDob: `1952-0${k + 1}-21` });
+      const q = await h.create(fia, { suspectName: `Obadiah Thistlewood`, suspectDob: `1952-0${k + 1}-21` });
+      const doc = await afterLinking(p, q);
+      await (await h.as(cus)).post(`/api/possible-matches/${doc?._id.toHexString()}/reject`).send({}).expect(204);
+    }
+    const after = await loneWord();
+    expect(after).toMatchObject({ labels: 11, confirmed: 5 });
+    expect(after?.estimate).toBeCloseTo((500 + 20 * REVIEW_CLASS_PRIOR.loneWord) / 31, 2);
+    expect(after?.ceiling).toBe(Math.max(50, after?.estimate ?? 0));
+    // The partial-name class has no decision: its prior, kept under LINK_THRESHOLD.
+    expect((await labels()).classes.find((c) => c.uncertain === 'partialName')).toMatchObject({
+      labels: 0,
+      estimate: REVIEW_CLASS_PRIOR.partialName,
+      ceiling: 79.99,
+    });
   });
 });

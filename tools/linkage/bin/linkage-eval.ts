@@ -6,13 +6,24 @@
  * frequencies, the prior estimated from them) and with the service's fixed weights. Then FEBRL 1–3,
  * each deduplicated (as link-csv without --right), the same figures both ways, and the reliability
  * table of the service's confidence over their candidate pairs: among pairs shown at about N%, how
- * many are true.
+ * many are true. Last, the three zones as the service scores (issue 36): FEBRL 1–3 and the
+ * held-out sets, the auto-links' precision and recall, the recall of auto-links and possible
+ * matches together, and each uncertain class's pairs and share true.
  */
 import { existsSync } from 'node:fs';
 import path from 'node:path';
-import { candidatePairs, DEFAULT_THRESHOLD, prepareRecord, scoreCandidatePairs } from '@nrad/matching';
-import { dedupeFebrl, linkageDataDir, loadFebrl, scoreAsService } from '../src/eval/febrl.ts';
+import {
+  candidatePairs,
+  DEFAULT_REVIEW_THRESHOLD,
+  DEFAULT_THRESHOLD,
+  type MatchInput,
+  prepareRecord,
+  scoreCandidatePairs,
+} from '@nrad/matching';
+import { dedupeFebrl, type FebrlRecord, linkageDataDir, loadFebrl, scoreAsService } from '../src/eval/febrl.ts';
+import { generateHeldout, HELDOUT_KINDS, type HeldoutRecord, largeClusters } from '../src/eval/heldout.ts';
 import { bestF1, bestRecallAtPrecision, qualityAt, reliability, type ScoredPair } from '../src/eval/metrics.ts';
+import { medianShare, zoneFigures } from '../src/eval/zones.ts';
 
 const t0 = performance.now();
 const dir = linkageDataDir();
@@ -57,6 +68,7 @@ for (const r of rawA) {
 
 const pct = (x: number) => `${(100 * x).toFixed(2)}%`;
 const f4 = (x: number) => x.toFixed(4);
+const f3 = (x: number) => x.toFixed(3);
 
 /** Precision, recall and F1 at the default threshold, the best recall at precision ≥ 0.99, the best F1. */
 function summary(scored: readonly ScoredPair[], totalMatches: number): string[] {
@@ -158,6 +170,38 @@ if (pooled.length > 0) {
     `  expected calibration error: ${(100 * calibrationError).toFixed(2)} points (0 is calibrated); with weights estimated by EM (link-csv): ${(100 * reliability(pooledEm).calibrationError).toFixed(2)} points`,
   );
 }
+
+// The three zones as the service scores (issue 36, ADR 0022): FEBRL 1–3 and the held-out sets.
+const zoneSets: Array<[string, () => ReadonlyArray<MatchInput & { entity: string }>]> = [
+  ...['dataset1.csv', 'dataset2.csv', 'dataset3.csv']
+    .filter((name) => existsSync(path.join(dir, name)))
+    .map((name): [string, () => FebrlRecord[]] => [`FEBRL ${name}`, () => loadFebrl(path.join(dir, name))]),
+  ...HELDOUT_KINDS.map((kind): [string, () => HeldoutRecord[]] => [`held-out ${kind}`, () => generateHeldout(kind)]),
+  ['held-out largeClusters (10,000)', () => largeClusters({ records: 10_000, largest: 20, seed: 3 })],
+];
+const zones = zoneSets.map(([name, load]) => [name, zoneFigures(load())] as const);
+const share = (c: { pairs: number; truePairs: number }) =>
+  c.pairs === 0 ? '–' : `${c.pairs} / ${f3(c.truePairs / c.pairs)}`;
+lines.push(
+  '',
+  `The three zones as the service scores (whole names, fixed weights; auto ≥ ${DEFAULT_THRESHOLD}, review from ${DEFAULT_REVIEW_THRESHOLD} and every uncertain pair from there):`,
+  '    set                               reachable   auto precision / recall   auto + review recall (of reachable)   partial name ≥ review: pairs / true   one word against another: pairs / true',
+  ...zones.map(([name, z]) => {
+    const autoP = z.auto.pairs ? f3(z.auto.truePairs / z.auto.pairs) : '–';
+    return `    ${name.padEnd(34)}${f3(z.reachable / z.truePairs).padStart(9)}   ${`${autoP} / ${f3(z.auto.truePairs / z.truePairs)}`.padStart(23)}   ${f3((z.auto.truePairs + z.review.truePairs) / z.reachable).padStart(35)}   ${share(z.classes.partialName).padStart(35)}   ${share(z.classes.loneWord).padStart(38)}`;
+  }),
+  `  median share true (REVIEW_CLASS_PRIOR): partial name ${f3(
+    medianShare(
+      zones.map(([, z]) => z),
+      'partialName',
+    ) ?? Number.NaN,
+  )}, one word against another ${f3(
+    medianShare(
+      zones.map(([, z]) => z),
+      'loneWord',
+    ) ?? Number.NaN,
+  )}`,
+);
 
 lines.push(
   '',

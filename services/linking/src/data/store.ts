@@ -1,4 +1,5 @@
 import type { CaseRecord, Link, LinkEvent, Organization } from '@nrad/contracts';
+import { UNCERTAIN_CLASSES, type UncertainClass } from '@nrad/matching';
 import { isDuplicateKeyError, replaceManyById, type Scope } from '@nrad/service-kit';
 import { type Connection, type Model, type mongo, Schema, Types } from 'mongoose';
 import type { IndexEntry } from '../domain/match-index.ts';
@@ -149,6 +150,8 @@ export interface PossibleMatchDoc {
   matchCriteria: Link['matchCriteria'];
   explanation: Link['explanation'];
   createdAt: Date;
+  /** The pair's uncertain class (ScoreOptions.review), when it is in review for its names. */
+  uncertain?: UncertainClass;
   /** Null until decided. */
   decision: StoredDecision | null;
 }
@@ -172,6 +175,7 @@ const possibleMatchSchema = new Schema<PossibleMatchDoc>(
     matchCriteria: { type: Schema.Types.Mixed, required: true },
     explanation: { type: Schema.Types.Mixed, required: true },
     createdAt: { type: Date, required: true },
+    uncertain: { type: String, enum: [...UNCERTAIN_CLASSES], required: false },
     decision: { type: Schema.Types.Mixed, default: null },
   },
   { collection: 'possible_matches', versionKey: false, minimize: false },

@@ -8,6 +8,7 @@ import {
   type PreparedRecord,
   prepareRecord,
   priorBitsForRate,
+  type ReviewCeilings,
   type ScoreOptions,
   scorePrepared,
 } from '@nrad/matching';
@@ -45,6 +46,12 @@ export interface FindOptions extends CandidateFilter {
   readonly threshold: number;
   /** Most results kept, best first. */
   readonly limit?: number;
+  /**
+   * Two records of the service's (auto-linking): the uncertain classes are scored into the review
+   * band (MatchIndex.review). A NAMLC check's query is not: a surname alone or half a name discloses
+   * nothing there (issue 34).
+   */
+  readonly review?: boolean;
 }
 
 /** The match fields of a record, as the scorer reads them. Amounts are decimal strings. */
@@ -122,6 +129,8 @@ export class MatchIndex {
   private rateEstimated = false;
   /** Level weights estimated from the records (see weights), or undefined: the fixed weights. */
   private levelWeights: LevelWeights | undefined;
+  /** The uncertain classes' confidences in force (review-classes.ts), or undefined: no review band. */
+  private reviewCeilings: ReviewCeilings | undefined;
   private readonly waiters = new Map<string, Set<() => void>>();
   /** find's "already looked at" marks: seenAt[slot] === visit (no set per search). */
   private seenAt = new Uint32Array(1024);
@@ -187,19 +196,31 @@ export class MatchIndex {
     this.levelWeights = weights;
   }
 
+  /** The uncertain classes' confidences (ScoreOptions.review) for pairs of two records. */
+  get review(): ReviewCeilings | undefined {
+    return this.reviewCeilings;
+  }
+
+  setReview(ceilings: ReviewCeilings | undefined): void {
+    this.reviewCeilings = ceilings;
+  }
+
   /**
    * How a pair is scored in a search of `searched` records, wherever the service scores one:
    * name-word frequencies, the prior of r (priorBits), the level weights in use and strictNames;
    * the names agreeing on whole words (ScoreOptions.wholeNames), always: what the service scores
-   * decides what another agency is shown.
+   * decides what another agency is shown. With `review`, two records' pair: the uncertain classes
+   * in the review band (ScoreOptions.review: a partial name or one word against another is shown
+   * at most at its class's confidence, and goes to review).
    */
-  scoreOptions(searched: number): ScoreOptions {
+  scoreOptions(searched: number, review = false): ScoreOptions {
     return {
       frequencies: this.frequencies(),
       priorBits: this.priorBits(searched),
       weights: this.levelWeights,
       strictNames: this.strictNames,
       wholeNames: true,
+      ...(review && this.reviewCeilings ? { review: this.reviewCeilings } : {}),
     };
   }
 
@@ -273,7 +294,7 @@ export class MatchIndex {
     const searched = options.organization
       ? this.activeCount(options.organization)
       : this.activeCount() - (options.excludeOrganization ? this.activeCount(options.excludeOrganization) : 0);
-    const scoreOptions = this.scoreOptions(searched);
+    const scoreOptions = this.scoreOptions(searched, options.review === true);
     this.forEachCandidate(keys, options, (entry) => {
       const result = scorePrepared(query, entry.prepared, scoreOptions);
       if (!result.excluded && result.confidence >= options.threshold) results.push({ entry, result });

@@ -69,6 +69,7 @@ import { pairKeyOf } from '../domain/link-registry.ts';
 import { entryFor, type IndexEntry, type MatchIndex, type ScoredCandidate } from '../domain/match-index.ts';
 import type { MatchRate, MatchRateEstimate, WeightChoice } from '../domain/match-rate.ts';
 import type { PossibleMatches } from '../domain/possible-matches.ts';
+import { type ClassCalibration, calibrateClasses, reviewCeilings } from '../domain/review-classes.ts';
 import { hasPending, type LinkRelay, pendingLink } from '../events/link-relay.ts';
 
 export const RECORD_NOT_FOUND = 'Record not found';
@@ -227,13 +228,15 @@ export async function autoLink(deps: LinkingDeps, entry: IndexEntry, by: Actor):
     excludeOrganization: entry.organization,
     excludeId: entry.id,
     threshold: Math.min(deps.reviewThreshold, deps.threshold),
+    review: true,
   });
   const made: Link[] = [];
   let proposed = 0;
   for (const candidate of found) {
     if (deps.links.hasPair(entry.id, candidate.entry.id)) continue;
     if (deps.possibleMatches.pair(entry.id, candidate.entry.id)) continue;
-    if (candidate.result.confidence < deps.threshold) {
+    // An uncertain class (a partial name, one word against another) is never linked automatically.
+    if (candidate.result.confidence < deps.threshold || candidate.result.uncertain) {
       if (await proposePossibleMatch(deps, entry, candidate, actor)) proposed++;
       continue;
     }
@@ -268,6 +271,7 @@ async function proposePossibleMatch(
     matchCriteria: { ...result.matchCriteria },
     explanation: result.explanation.map((e) => ({ ...e })),
     createdAt: new Date(),
+    ...(result.uncertain ? { uncertain: result.uncertain } : {}),
     decision: null,
   };
   if (!(await deps.store.insertPossibleMatch(doc))) return false;
@@ -398,9 +402,12 @@ async function ownRecord(deps: LinkingDeps, user: UserIdentity, actor: AuditActo
   throw notFound(RECORD_NOT_FOUND);
 }
 
-/** A manual link's score: as a search of b's organization would score the pair (MatchIndex.scoreOptions). */
+/**
+ * A manual link's score: as a search of b's organization would score the pair of two records
+ * (MatchIndex.scoreOptions, the uncertain classes in the review band).
+ */
 export function scoreAgainst(deps: LinkingDeps, a: IndexEntry, b: IndexEntry): MatchResult {
-  return scorePrepared(a.prepared, b.prepared, deps.index.scoreOptions(deps.index.activeCount(b.organization)));
+  return scorePrepared(a.prepared, b.prepared, deps.index.scoreOptions(deps.index.activeCount(b.organization), true));
 }
 
 /** What SPEC §2's match panel shows of another agency's record, and no more. */
@@ -798,6 +805,20 @@ export function linkSummary(deps: LinkingDeps, user: UserIdentity): LinkSummary 
   return LinkSummarySchema.parse({ total, pairs: sorted });
 }
 
+/**
+ * Sets the uncertain classes' confidences the index scores two records with (issue 36: calibration
+ * from labels, domain/review-classes.ts) from the decided possible matches; at start and after each
+ * decision. Returns them (ADMIN's figures).
+ */
+export function calibrateReview(deps: LinkingDeps): ClassCalibration[] {
+  const classes = calibrateClasses(deps.possibleMatches.decided(), {
+    reviewThreshold: deps.reviewThreshold,
+    linkThreshold: deps.threshold,
+  });
+  deps.index.setReview(reviewCeilings(classes));
+  return classes;
+}
+
 /** Loads the index and the links from the database; queues the events (and audit events) of unpublished links. */
 export async function loadState(deps: LinkingDeps): Promise<void> {
   const everything = Scope.system('linking: the index and the links loaded at start');
@@ -807,6 +828,7 @@ export async function loadState(deps: LinkingDeps): Promise<void> {
     if (hasPending(doc)) deps.relay.enqueue(pendingLink(doc, linkSubject(deps.linksSubjectPrefix)));
   }
   for await (const doc of deps.store.allPossibleMatches(everything)) deps.possibleMatches.add(doc);
+  calibrateReview(deps);
   const now = new Date();
   await forgetExpiredDisclosures(deps, now);
   for await (const d of deps.store.currentDisclosures(now)) {

@@ -17,7 +17,15 @@ import { type AuditActor, conflict, notFound, parse, requireAllAgencies, type Sc
 import type { PossibleMatchDoc, StoredDecision } from '../data/store.ts';
 import type { IndexEntry } from '../domain/match-index.ts';
 import { bestFirst, decisions } from '../domain/possible-matches.ts';
-import { ALREADY_LINKED, type LinkingDeps, panelOf, parseRecordId, scoreAgainst, storeLink } from './linking.ts';
+import {
+  ALREADY_LINKED,
+  calibrateReview,
+  type LinkingDeps,
+  panelOf,
+  parseRecordId,
+  scoreAgainst,
+  storeLink,
+} from './linking.ts';
 
 /**
  * The review band (issue 36, ADR 0022): pairs of two agencies' records the scorer put between
@@ -130,7 +138,7 @@ export function labelFigures(deps: LinkingDeps, user: UserIdentity): LabelFigure
       recallAbove: confirmedAll === 0 ? null : above / confirmedAll,
     };
   });
-  return { bands, labels: labels.length };
+  return { bands, labels: labels.length, classes: calibrateReview(deps) };
 }
 
 /** The open possible match `user` may decide, or a recorded refusal (404). */
@@ -169,6 +177,7 @@ async function decidable(
 async function decide(deps: LinkingDeps, doc: PossibleMatchDoc, decision: StoredDecision): Promise<boolean> {
   if (!(await deps.store.decidePossibleMatch(doc._id, decision))) return false;
   deps.possibleMatches.add({ ...doc, decision });
+  if (doc.uncertain) calibrateReview(deps);
   return true;
 }
 

@@ -2,6 +2,7 @@
  * FEBRL synthetic person data (shared/data/linkage, see SOURCE.md) as scorer input: given_name +
  * surname → suspect name, date_of_birth (YYYYMMDD) → suspect DOB; no incident date or amount.
  */
+
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -16,6 +17,7 @@ import {
   scorePrepared,
 } from '@nrad/matching';
 import { parse } from 'csv-parse/sync';
+import { truePairCount } from './heldout.ts';
 import type { ScoredPair } from './metrics.ts';
 
 /**
@@ -72,10 +74,7 @@ export function loadFebrl(file: string, organization?: string): FebrlRecord[] {
 export function dedupeFebrl(file: string, how: { service?: boolean; strictNames?: boolean } = {}) {
   const raw = loadFebrl(file);
   const records = raw.map((r) => prepareRecord(r));
-  const sizes = new Map<string, number>();
-  for (const r of raw) sizes.set(r.entity, (sizes.get(r.entity) ?? 0) + 1);
-  let truePairs = 0;
-  for (const n of sizes.values()) truePairs += (n * (n - 1)) / 2;
+  const truePairs = truePairCount(raw);
   const { pairs } = candidatePairs(records);
   const { options, confidences } = how.service
     ? scoreAsService(records, pairs)
