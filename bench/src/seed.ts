@@ -16,7 +16,7 @@ export { Random };
 
 // Names as officers type them, from several of the communities an offshore financial centre
 // meets; some with accents, which the service folds for search.
-const FIRST_NAMES = (
+export const FIRST_NAMES = (
   'James, Mary, John, Patricia, Robert, Jennifer, Michael, Linda, David, Elizabeth, William, Barbara, ' +
   'Richard, Susan, Joseph, Jessica, Thomas, Sarah, Charles, Karen, Daniel, Nancy, Matthew, Lisa, ' +
   'Anthony, Betty, Mark, Sandra, Steven, Ashley, Kevin, Dorothy, Brian, Kimberly, George, Emily, ' +
@@ -27,7 +27,7 @@ const FIRST_NAMES = (
   'Anjali, Mohammed, Fatima, Aleksandr, Olga, Dmitri, Natalia, Kwame, Amara, Chidi, Ngozi, Siobhán, ' +
   'Seán, Niamh'
 ).split(', ');
-const LAST_NAMES = (
+export const LAST_NAMES = (
   'Smith, Johnson, Williams, Brown, Jones, Miller, Davis, Wilson, Anderson, Taylor, Thomas, Moore, ' +
   'Jackson, Martin, Thompson, White, Harris, Clarke, Lewis, Robinson, Walker, Young, Allen, King, ' +
   'Wright, Scott, Hill, Green, Adams, Baker, Outerbridge, Trott, Tucker, Smith-Simmons, Darrell, ' +

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { blockingKeys, candidatePairs, MAX_KEYS } from './blocking.ts';
+import { blockingKeys, candidatePairs, isNameKey, MAX_BLOCK_SIZE, MAX_KEYS, MAX_NAME_BLOCK_SIZE } from './blocking.ts';
 import { type MatchInput, prepareRecord } from './scorer.ts';
 
 const shareKey = (a: MatchInput, b: MatchInput) => {
@@ -107,8 +107,29 @@ describe('candidatePairs', () => {
 
   it('skips over-full keys', () => {
     const many = Array.from({ length: 30 }, (_, i) => prepareRecord({ id: String(i), suspectName: 'Anna Berg' }));
-    const { pairs, skippedKeys } = candidatePairs(many, undefined, { maxBlockSize: 10 });
+    const { pairs, skippedKeys } = candidatePairs(many, undefined, { maxBlockSize: 10, maxNameBlockSize: 10 });
     expect(pairs).toEqual([]);
     expect(skippedKeys).toBeGreaterThan(0);
+  });
+
+  const pad = (n: number) => String(n).padStart(2, '0');
+  it('skips keys of names alone sooner than keys with a date of birth (MAX_NAME_BLOCK_SIZE)', () => {
+    expect(MAX_NAME_BLOCK_SIZE).toBeLessThan(MAX_BLOCK_SIZE);
+    expect(['n:ANN:PRK', 'w:anna:b', 'p:an:be'].every(isNameKey)).toBe(true);
+    expect(['d:19800101', 'ym:198001:ANN', 'yd:198001:ANN', 'md:0101:ANN', 'ys:19800101:ANN'].some(isNameKey)).toBe(
+      false,
+    );
+    // Thirty Anna Bergs, ten of them born the same day: only the date's keys still pair them.
+    const many = Array.from({ length: 30 }, (_, i) =>
+      prepareRecord({
+        id: String(i),
+        suspectName: 'Anna Berg',
+        suspectDob: i < 10 ? '1980-01-01' : `19${50 + i}-${pad(1 + (i % 12))}-${pad(1 + (i % 28))}`,
+      }),
+    );
+    const { pairs } = candidatePairs(many, undefined, { maxBlockSize: 100, maxNameBlockSize: 20 });
+    expect(pairs).toHaveLength(45); // the ten of one birthday, each pair once
+    expect(pairs.every(([i, j]) => i < 10 && j < 10)).toBe(true);
+    expect(candidatePairs(many, undefined, { maxBlockSize: 100, maxNameBlockSize: 100 }).pairs).toHaveLength(435);
   });
 });

@@ -21,7 +21,10 @@ export {
   type CandidateOptions,
   type CandidateResult,
   candidatePairs,
+  isNameKey,
+  MAX_BLOCK_SIZE,
   MAX_KEYS,
+  MAX_NAME_BLOCK_SIZE,
 } from './blocking.ts';
 export {
   type ClusterOptions,

@@ -192,4 +192,30 @@ describe('JetStream helpers (against the real nats-server)', () => {
     expect(runs.flat()).toEqual([...runs.flat()].sort((a, b) => a - b)); // stream order
     expect(single.length).toBeGreaterThan(0);
   });
+
+  it('keeps runs slower than the ack wait, and the messages waiting behind them, from being delivered again', async () => {
+    const s = await freshStream('SLOW');
+    for (let n = 1; n <= 12; n++) await publishEvent(bus, s.subject('s'), `s${n}`, { id: `s${n}`, n });
+    const seen: number[] = [];
+    const consumer = await startConsumer({
+      bus,
+      stream: s.name,
+      durable: 'slow',
+      decode: (d) => Event.parse(d),
+      logger,
+      batchSize: 3,
+      ackWaitMs: 1000,
+      // Each run of three takes 1.5 s: the last run waits 6 s in all, six ack waits.
+      handleBatch: async (events) => {
+        await new Promise((resolve) => setTimeout(resolve, 1500));
+        seen.push(...events.map((e) => e.event.n));
+      },
+    });
+    await waitUntil('every event handled', async () => seen.length >= 12, 30_000);
+    await settled(s.name, 'slow');
+    const info = await bus.jsm.consumers.info(s.name, 'slow');
+    await consumer.stop();
+    expect(seen).toEqual(Array.from({ length: 12 }, (_, i) => i + 1));
+    expect(info.num_redelivered).toBe(0);
+  });
 });

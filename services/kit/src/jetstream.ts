@@ -258,6 +258,9 @@ export interface RunningConsumer {
  * term when the message is poison. Bounded concurrency. Handlers must be idempotent: JetStream
  * delivers at least once.
  */
+/** How long a pull of a batch consumer waits for messages before it is made again (ms). */
+const PULL_EXPIRES_MS = 5000;
+
 export async function startConsumer<T>(options: ConsumerOptions<T>): Promise<RunningConsumer> {
   const { bus, stream, durable, logger } = options;
   const config = {
@@ -283,7 +286,11 @@ export async function startConsumer<T>(options: ConsumerOptions<T>): Promise<Run
   const handle = given;
   const batchSize = handleBatch ? Math.max(1, options.batchSize ?? 200) : 1;
   const concurrency = handleBatch ? 1 : (options.concurrency ?? 1);
-  const messages = await consumer.consume({ max_messages: Math.max(10, concurrency * 2, batchSize * 2) });
+  // Runs of a batch handler pull their own messages (below); single handlers consume.
+  const messages = handleBatch ? undefined : await consumer.consume({ max_messages: Math.max(10, concurrency * 2) });
+  const workingEveryMs = Math.max(100, Math.floor((options.ackWaitMs ?? 30_000) / 3));
+  let stopping = false;
+  let stopPulling = () => {};
   const nakDelay = options.nakDelayMs ?? 1000;
 
   const metaOf = (m: JsMsg): EventMeta => ({
@@ -358,38 +365,65 @@ export async function startConsumer<T>(options: ConsumerOptions<T>): Promise<Run
 
   const loop = handleBatch
     ? (async () => {
-        // The reader keeps up to `batchSize` messages at hand; the handler takes all of them each run.
+        // Explicit pulls of at most `batchSize` messages, one at a time, each started once the
+        // messages at hand have been taken: every message delivered is then either in the run being
+        // handled or at hand, and both tell the server they are being worked on (+WPI) while the
+        // run lasts, so that a slow run behind a backlog delivers nothing again (issue 36: 184
+        // redeliveries when an upload's events waited in the client's buffer past the ack wait).
         const hand: JsMsg[] = [];
-        let arrived: (() => void) | undefined;
-        let taken: (() => void) | undefined;
-        let ended = false;
-        const reader = (async () => {
-          for await (const m of messages) {
-            hand.push(m);
-            arrived?.();
-            if (hand.length >= batchSize) await new Promise<void>((resolve) => (taken = resolve));
-          }
-        })().finally(() => {
-          ended = true;
-          arrived?.();
-        });
+        let wake: (() => void) | undefined;
+        let pulling: Promise<void> | undefined;
+        let current: { stop(): void } | undefined;
+        const pull = () => {
+          pulling = (async () => {
+            try {
+              const batch = await consumer.fetch({ max_messages: batchSize, expires: PULL_EXPIRES_MS });
+              current = batch;
+              if (stopping) batch.stop();
+              for await (const m of batch) {
+                hand.push(m);
+                wake?.();
+              }
+            } catch (err) {
+              if (!stopping) {
+                logger.warn({ err }, 'pull of events failed; pulling again');
+                await new Promise((resolve) => setTimeout(resolve, nakDelay));
+              }
+            } finally {
+              current = undefined;
+              pulling = undefined;
+              wake?.();
+            }
+          })();
+        };
+        stopPulling = () => {
+          current?.stop();
+          wake?.();
+        };
         for (;;) {
+          if (!pulling && !stopping && hand.length === 0) pull();
           if (hand.length === 0) {
-            if (ended) break;
-            await new Promise<void>((resolve) => (arrived = resolve));
-            arrived = undefined;
+            if (stopping && !pulling) break;
+            await new Promise<void>((resolve) => (wake = resolve));
+            wake = undefined;
             continue;
           }
           const run = hand.splice(0, batchSize);
-          taken?.();
-          taken = undefined;
-          await handleRun(run);
+          if (!pulling && !stopping) pull();
+          const heartbeat = setInterval(() => {
+            for (const m of run) m.working();
+            for (const m of hand) m.working();
+          }, workingEveryMs);
+          try {
+            await handleRun(run);
+          } finally {
+            clearInterval(heartbeat);
+          }
         }
-        await reader;
       })()
     : (async () => {
         const inflight = new Set<Promise<void>>();
-        for await (const m of messages) {
+        for await (const m of messages as NonNullable<typeof messages>) {
           const p: Promise<void> = handleOne(m).finally(() => inflight.delete(p));
           inflight.add(p);
           if (inflight.size >= concurrency) await Promise.race(inflight);
@@ -399,7 +433,9 @@ export async function startConsumer<T>(options: ConsumerOptions<T>): Promise<Run
 
   return {
     async stop() {
-      messages.stop();
+      stopping = true;
+      messages?.stop();
+      stopPulling();
       await loop;
     },
   };

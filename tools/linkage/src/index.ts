@@ -11,6 +11,7 @@ export {
   scoreAsService,
   serviceOptions,
 } from './eval/febrl.ts';
+export { HELDOUT_NAMES } from './eval/heldout.ts';
 export {
   bestF1,
   bestRecallAtPrecision,

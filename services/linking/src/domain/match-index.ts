@@ -2,7 +2,10 @@ import type { CaseRecord } from '@nrad/contracts';
 import {
   blockingKeys,
   frequenciesFromCounts,
+  isNameKey,
   type LevelWeights,
+  MAX_BLOCK_SIZE,
+  MAX_NAME_BLOCK_SIZE,
   type MatchResult,
   type NameFrequencies,
   type PreparedRecord,
@@ -137,11 +140,13 @@ export class MatchIndex {
   private visit = 0;
 
   private readonly maxBlockSize: number;
+  private readonly maxNameBlockSize: number;
   /** ScoreOptions.strictNames for every pair the service scores (LINK_STRICT_NAMES). */
   readonly strictNames: boolean;
 
-  constructor(options: { maxBlockSize?: number; strictNames?: boolean } = {}) {
-    this.maxBlockSize = options.maxBlockSize ?? 2000;
+  constructor(options: { maxBlockSize?: number; maxNameBlockSize?: number; strictNames?: boolean } = {}) {
+    this.maxBlockSize = options.maxBlockSize ?? MAX_BLOCK_SIZE;
+    this.maxNameBlockSize = options.maxNameBlockSize ?? MAX_NAME_BLOCK_SIZE;
     this.strictNames = options.strictNames ?? false;
   }
 
@@ -336,7 +341,7 @@ export class MatchIndex {
         size += holdersSize(holders);
         if (walked) found.push(holders);
       }
-      if (size > this.maxBlockSize) continue;
+      if (size > (isNameKey(key) ? this.maxNameBlockSize : this.maxBlockSize)) continue;
       for (const holders of found) {
         if (typeof holders === 'number') consider(holders);
         else for (const slot of holders) consider(slot);
