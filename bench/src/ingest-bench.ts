@@ -61,7 +61,7 @@ export interface IngestReport {
 const STAGE_TIMEOUT_MS = 30 * 60_000;
 
 /** A generated row as the template's columns hold it (dates and amounts as text, Yes/No). */
-function rowOf(body: Record<string, unknown>): unknown[] {
+export function rowOf(body: Record<string, unknown>): unknown[] {
   return TEMPLATE_COLUMNS.map(({ field }) => {
     const v = body[field];
     if (typeof v === 'boolean') return v ? 'Yes' : 'No';

@@ -155,7 +155,7 @@ const NAMLC_NAME = Object.fromEntries(
 const day = (ms: number) => new Date(ms).toISOString().slice(0, 10);
 
 /** The last 'match index loaded' line of the linking service's log. */
-function indexLoadFrom(logsDir: string): IndexLoad | null {
+export function indexLoadFrom(logsDir: string): IndexLoad | null {
   let found: IndexLoad | null = null;
   let text: string;
   try {
@@ -289,7 +289,7 @@ interface CheckQuery {
   expect: string | null;
 }
 
-function matchingQuery(rng: Random, seeded: SeededAgency, turn: number): CheckQuery {
+export function matchingQuery(rng: Random, seeded: SeededAgency, turn: number): CheckQuery {
   const s = rng.pick(seeded.samples);
   const variation = NAME_VARIATIONS[turn % NAME_VARIATIONS.length] as (typeof NAME_VARIATIONS)[number];
   return {
@@ -515,7 +515,7 @@ function startEstimateLine(e: StartEstimate): string {
 }
 
 /** The service's heap once loaded, and per record (issue 36's target: at most 3 KB per record). */
-function memoryLine(m: IndexMemory): string {
+export function memoryLine(m: IndexMemory): string {
   const perRecord =
     m.heapBytesPerRecord === null
       ? ''

@@ -47,6 +47,8 @@ export interface SeedOptions {
    * records of a seed stay those of earlier runs.
    */
   deletedShare?: number;
+  /** Draws each record's suspect (name and date of birth) instead of recordBody's (the island's people). */
+  person?: (rng: Random) => { suspectName: string; suspectDob: string };
 }
 
 /**
@@ -91,7 +93,9 @@ export async function seedRecords(
     const owner = owners[i % owners.length] as SeededAgency;
     const createdAt = new Date(start + ((i + rng.next()) * SEED_SPAN_MS) / n);
     const seq = String(Math.floor(i / owners.length) + 1).padStart(6, '0');
-    const input = recordInput(recordBody(rng, owner.agency, seq, createdAt));
+    const body = recordBody(rng, owner.agency, seq, createdAt);
+    if (options.person) Object.assign(body, options.person(rng));
+    const input = recordInput(body);
     const doc = newRecordDoc(input, { organization: owner.agency, createdById: owner.createdById }, createdAt);
     const id = doc._id.toHexString();
     if (deletedShare > 0 && rng.chance(deletedShare)) {

@@ -26,6 +26,9 @@ export interface RecordEventsConfig {
   EVENT_ACK_WAIT_MS: number;
 }
 
+/** The most record events handled together (a full run means more are waiting: a backlog). */
+export const RECORD_EVENTS_BATCH = 200;
+
 /**
  * Makes sure the RECORDS stream exists and starts the service's durable consumer of `records.>`:
  * the events at hand handled together in stream order (`handleBatch`, up to 200: a bulk write for
@@ -47,6 +50,7 @@ export async function consumeRecordEvents(
     durable: config.RECORDS_CONSUMER,
     filterSubject,
     ackWaitMs: config.EVENT_ACK_WAIT_MS,
+    batchSize: RECORD_EVENTS_BATCH,
     decode: (data) => RecordEventSchema.parse(data),
     handleBatch: (run) => handleBatch(run.map((r) => r.event)),
     logger,

@@ -8,8 +8,10 @@ import {
   type UserIdentity,
 } from '@nrad/contracts';
 import { waitUntil } from '@nrad/infra/harness';
+import { RECORD_EVENTS_BATCH } from '@nrad/service-kit';
 import { Types } from 'mongoose';
-import { beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it, vi } from 'vitest';
+import { caseRecord } from '../src/domain/test-record.ts';
 import { ALREADY_LINKED, applyRecordEvents, forgetExpiredDisclosures } from '../src/use-cases/linking.ts';
 import { type LinkingHarness, startLinking, userOf } from './harness.ts';
 
@@ -242,6 +244,28 @@ describe('auto-linking on records.created', () => {
     expect(keys.length).toBeGreaterThan(0);
     expect(keys.length).toBeLessThanOrEqual(30);
     expect(core(doc?.record)).toEqual(core(r));
+  });
+});
+
+describe('re-estimating the weights behind a backlog (issue 36)', () => {
+  it('waits while runs of events come full (more are waiting), and re-estimates once a run is short', async () => {
+    const h = await startLinking({ autoLink: false });
+    const refresh = vi.spyOn(h.built.deps.matchRate, 'refresh');
+    const event = (k: number) => ({
+      id: crypto.randomUUID(),
+      type: 'created' as const,
+      time: new Date().toISOString(),
+      actor: { userId: bps.userId, name: bps.name, organization: 'BPS' as const },
+      record: caseRecord({ organization: 'BPS', suspectName: `Backlog Person${k}`, createdById: bps.userId }),
+    });
+    await applyRecordEvents(
+      h.built.deps,
+      Array.from({ length: RECORD_EVENTS_BATCH }, (_, k) => event(k)),
+    );
+    expect(refresh).not.toHaveBeenCalled();
+    await applyRecordEvents(h.built.deps, [event(RECORD_EVENTS_BATCH)]);
+    expect(refresh).toHaveBeenCalledTimes(1);
+    expect(h.built.deps.index.size).toBe(RECORD_EVENTS_BATCH + 1); // every event applied all the same
   });
 });
 
