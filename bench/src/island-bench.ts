@@ -195,7 +195,7 @@ export async function runIslandBench(options: IslandBenchOptions): Promise<Islan
 
     // The consumer's progress every half second.
     const watching = (async () => {
-      while (running) {
+      while (running && caughtUp === null) {
         const sample = await consumerSample(bus, t0);
         samples.push(sample);
         if (sample.ackFloor >= expectedSeq && sample.pending === 0 && sample.ackPending === 0) {
@@ -211,6 +211,7 @@ export async function runIslandBench(options: IslandBenchOptions): Promise<Islan
     const views: number[] = [];
     const probing = (async () => {
       for (let turn = 0; running && caughtUp === null; turn++) {
+        // (A failed request ends the probing with a note; the run goes on.)
         const user = users[turn % users.length] as AgencyUser;
         const other = owners.find((o) => o.agency !== user.agency && o.samples.length > 0);
         const own = owners.find((o) => o.agency === user.agency);
@@ -226,10 +227,12 @@ export async function runIslandBench(options: IslandBenchOptions): Promise<Islan
         }
         await sleep(100);
       }
-    })();
+    })().catch((err: unknown) => {
+      notes.push(`probing stopped: ${(err as Error).message}`);
+    });
 
     log('Uploading the three files at once (POST /api/records/batch-upload?async=1)...');
-    const jobs = await Promise.all(
+    const uploads = Promise.all(
       files.map(async ({ user, file }) => {
         const form = new FormData();
         form.append('file', new Blob([file]), `island-${user.agency}.xlsx`);
@@ -239,7 +242,15 @@ export async function runIslandBench(options: IslandBenchOptions): Promise<Islan
         const { jobId } = JSON.parse(accepted.text) as { jobId: string };
         const deadline = performance.now() + JOB_TIMEOUT_MS;
         for (;;) {
-          const job = JSON.parse((await user.http.expect(200, 'GET', `/api/ingest/jobs/${jobId}`)).text) as IngestJob;
+          // The ingest service busy reading three files may answer 503 for a moment: asked again.
+          const res = await user.http.call('GET', `/api/ingest/jobs/${jobId}`);
+          if (res.status === 503) {
+            notes.push('a job poll answered 503 (the ingest service busy); asked again');
+            await sleep(500);
+            continue;
+          }
+          if (res.status !== 200) throw new Error(`GET /api/ingest/jobs/${jobId} answered ${res.status}`);
+          const job = JSON.parse(res.text) as IngestJob;
           if (job.state === 'completed') return job;
           if (job.state === 'failed') throw new Error(`${user.agency}'s upload failed`);
           if (performance.now() > deadline) throw new Error(`${user.agency}'s upload did not end in time`);
@@ -247,6 +258,12 @@ export async function runIslandBench(options: IslandBenchOptions): Promise<Islan
         }
       }),
     );
+    const jobs = await uploads.catch(async (err: unknown) => {
+      running = false;
+      await Promise.allSettled([watching, probing]);
+      await bus.nc.close();
+      throw err;
+    });
     const uploadMs = performance.now() - t0;
     const created = jobs.reduce((sum, j) => sum + (j.result?.successfulRecords ?? 0), 0);
     log(`  jobs done in ${(uploadMs / 1000).toFixed(1)} s: ${created.toLocaleString('en-US')} records created`);

@@ -12,7 +12,6 @@ import {
   type RecordLinkView,
 } from '@nrad/contracts';
 import { loadOrCreateSecrets } from '@nrad/infra';
-import { entryFor } from '@nrad/linking-service/bench-support';
 import { presentRecord, type RecordDoc } from '@nrad/records-service/storage';
 import { signIdentity } from '@nrad/service-kit';
 import { Types } from 'mongoose';
@@ -357,8 +356,7 @@ export async function runLinkingBench(options: LinkingBenchOptions): Promise<Lin
     log(`Store: ${s.name}`);
     log(`Seeding ${options.n.toLocaleString('en-US')} records into the records collection and the match index...`);
     seeding = await seedRecords(owners, options.n, rng, log, async (docs) => {
-      const entries = docs.map((d) => entryFor(presentRecord(d)));
-      await Promise.all([s.records.insertMany(docs), s.linking.insertEntries(entries)]);
+      await Promise.all([s.records.insertMany(docs), s.linking.insertEntries(docs.map((d) => presentRecord(d)))]);
     });
   };
 

@@ -1,5 +1,5 @@
 import type { CaseRecord } from '@nrad/contracts';
-import { entryFor, LinkingStore } from '@nrad/linking-service/bench-support';
+import { LinkingStore } from '@nrad/linking-service/bench-support';
 import { LinkingConfigSchema } from '@nrad/linking-service/config';
 import { RecordsConfigSchema } from '@nrad/records-service/config';
 import { presentRecord, type RecordDoc, RecordRepository } from '@nrad/records-service/storage';
@@ -57,7 +57,7 @@ export function servicesWriter(s: ServiceStores) {
     async write(docs: RecordDoc[]): Promise<CaseRecord[]> {
       const presented = docs.map((d) => presentRecord(d));
       for (const r of presented) states.push([r.id, stateOf(r)]);
-      await Promise.all([s.records.insertMany(docs), s.linking.insertEntries(presented.map(entryFor))]);
+      await Promise.all([s.records.insertMany(docs), s.linking.insertEntries(presented)]);
       return presented;
     },
     /** Stores the stats states of everything written; resolves how many. */

@@ -243,6 +243,25 @@ function levels(a: Side, b: Side): TokenLevel[] {
   return out;
 }
 
+/**
+ * Double Metaphone codes of words joined from two ("kate lin" → "katelin"), the latest
+ * MAX_JOINED_CODES of them: computing them costs more than comparing, and the same joined words
+ * recur (a name is compared with many others). Bounded, unlike the earlier cache of each name's
+ * joined variants, which an index kept for every record it had compared: 0.6 KB a record (issue 36).
+ */
+const joinedCodes = new Map<string, Codes>();
+const MAX_JOINED_CODES = 20_000;
+
+function codesOfJoined(word: string): Codes {
+  let codes = joinedCodes.get(word);
+  if (codes === undefined) {
+    codes = doubleMetaphone(word);
+    if (joinedCodes.size >= MAX_JOINED_CODES) joinedCodes.delete(joinedCodes.keys().next().value as string);
+    joinedCodes.set(word, codes);
+  }
+  return codes;
+}
+
 /** The name with words i and i+1 written as one ("kate lin" → "katelin"). */
 function merged(side: Side, i: number): Side {
   const word = side.tokens[i]! + side.tokens[i + 1]!;
@@ -250,24 +269,14 @@ function merged(side: Side, i: number): Side {
   const roles = side.roles ? [...side.roles.slice(0, i + 1), ...side.roles.slice(i + 2)] : undefined;
   return {
     tokens: [...side.tokens.slice(0, i), word, ...side.tokens.slice(i + 2)],
-    codes: [...side.codes.slice(0, i), doubleMetaphone(word), ...side.codes.slice(i + 2)],
+    codes: [...side.codes.slice(0, i), codesOfJoined(word), ...side.codes.slice(i + 2)],
     ...(roles ? { roles } : {}),
   };
 }
 
-/**
- * Each name's joined variants (merged(name, i) for every i), made once: an indexed record is
- * compared with many others, and a variant's Double Metaphone codes cost more than comparing.
- */
-const variantsOf = new WeakMap<PreparedName, readonly Side[]>();
-
+/** Each name's joined variants (merged(name, i) for every i). */
 function variants(name: PreparedName): readonly Side[] {
-  let list = variantsOf.get(name);
-  if (!list) {
-    list = name.tokens.slice(1).map((_, i) => merged(name, i));
-    variantsOf.set(name, list);
-  }
-  return list;
+  return name.tokens.slice(1).map((_, i) => merged(name, i));
 }
 
 const MAX_MERGE_TOKENS = 4;

@@ -2,7 +2,7 @@ import type { CaseRecord, Link, LinkEvent, Organization } from '@nrad/contracts'
 import { UNCERTAIN_CLASSES, type UncertainClass } from '@nrad/matching';
 import { isDuplicateKeyError, replaceManyById, type Scope } from '@nrad/service-kit';
 import { type Connection, type Model, type mongo, Schema, Types } from 'mongoose';
-import type { IndexEntry } from '../domain/match-index.ts';
+import { entryFor, type IndexEntry } from '../domain/match-index.ts';
 
 /**
  * One record in the match index (collection `match_index`, `_id` = the record's id): the latest
@@ -220,19 +220,20 @@ export function linkFromDoc(doc: LinkDoc): Link {
   };
 }
 
-export function indexDoc(entry: IndexEntry): IndexDoc {
+/** The stored form of a record's index entry: its snapshot, its match fields and its keys. */
+export function indexDoc(record: CaseRecord, entry: IndexEntry = entryFor(record)): IndexDoc {
   const { prepared } = entry;
   return {
     _id: new Types.ObjectId(entry.id),
     organization: entry.organization,
     version: entry.version,
     deleted: entry.deleted,
-    record: entry.record,
+    record,
     nameTokens: [...prepared.name.tokens],
     nameCodes: prepared.name.codes.map(([p, s]) => (s && s !== p ? `${p}|${s}` : p)),
     initials: [...prepared.name.initials],
-    suspectDob: entry.record.suspectDob || null,
-    incidentDate: entry.record.incidentDate || null,
+    suspectDob: record.suspectDob || null,
+    incidentDate: record.incidentDate || null,
     caseAmount: prepared.caseAmount ?? null,
     keys: [...entry.keys],
     updatedAt: new Date(),
@@ -377,17 +378,38 @@ export class LinkingStore {
   }
 
   /**
-   * Writes entries, each replacing the stored one whole (by `_id`, an index write); those `isNew`
-   * says are new to the store are inserted together in one write.
+   * Writes records' entries, each replacing the stored one whole (by `_id`, an index write); those
+   * `isNew` says are new to the store are inserted together in one write.
    */
-  async saveEntries(entries: readonly IndexEntry[], isNew: (entry: IndexEntry) => boolean): Promise<void> {
-    const docs = (fresh: boolean) => entries.filter((entry) => isNew(entry) === fresh).map(indexDoc);
+  async saveEntries(
+    entries: ReadonlyArray<{ readonly entry: IndexEntry; readonly record: CaseRecord }>,
+    isNew: (entry: IndexEntry) => boolean,
+  ): Promise<void> {
+    const docs = (fresh: boolean) =>
+      entries.filter(({ entry }) => isNew(entry) === fresh).map(({ entry, record }) => indexDoc(record, entry));
     await replaceManyById(this.rawIndex, docs(true), docs(false));
   }
 
-  /** Inserts many new entries at once (seeding a benchmark; a rebuild). */
-  async insertEntries(entries: readonly IndexEntry[]): Promise<void> {
-    if (entries.length > 0) await this.rawIndex.insertMany(entries.map(indexDoc), { ordered: false });
+  /** Inserts many new records' entries at once (seeding a benchmark; a rebuild). */
+  async insertEntries(records: readonly CaseRecord[]): Promise<void> {
+    if (records.length > 0)
+      await this.rawIndex.insertMany(
+        records.map((r) => indexDoc(r)),
+        { ordered: false },
+      );
+  }
+
+  /**
+   * The stored snapshots of these records (what a links view answers of each), by id; one read by
+   * `_id` each, at once (a filter of many ids is not served by the `_id` index on our FerretDB build).
+   */
+  async snapshots(ids: readonly string[]): Promise<Map<string, CaseRecord>> {
+    const found = await Promise.all(
+      [...new Set(ids)].map((id) =>
+        this.rawIndex.findOne(linkingQueries.entry(new Types.ObjectId(id)).filter, { projection: { record: 1 } }),
+      ),
+    );
+    return new Map(found.flatMap((doc) => (doc ? [[doc.record.id, doc.record] as const] : [])));
   }
 
   /** Inserts a link with its pending event; a second link for the same pair is refused. */

@@ -17,12 +17,23 @@ import {
 } from '@nrad/matching';
 
 /** One record as the index keeps it: its latest snapshot, normalized once, and its keys. */
+/**
+ * What SPEC §2's match panel shows of a record (a NAMLC check's matches, the possible matches): all
+ * the index keeps of a record's snapshot besides its match fields. The whole snapshot (a links view's
+ * `linkedRecord`) is read from the store when asked (LinkingStore.snapshots): kept for every record
+ * it was about 0.4 KB a record (issue 36, memory per record).
+ */
+export type RecordPanel = Pick<
+  CaseRecord,
+  'id' | 'incidentNumber' | 'suspectName' | 'suspectDob' | 'incidentDate' | 'caseAmount' | 'organization'
+>;
+
 export interface IndexEntry {
   readonly id: string;
   readonly organization: string;
   readonly version: number;
   readonly deleted: boolean;
-  readonly record: CaseRecord;
+  readonly panel: RecordPanel;
   readonly prepared: PreparedRecord;
   /** The record's blocking keys (entryFor's entries make them when asked: they are not kept). */
   readonly keys: readonly string[];
@@ -38,7 +49,7 @@ class Entry implements IndexEntry {
   readonly organization: string;
   readonly version: number;
   readonly deleted: boolean;
-  readonly record: CaseRecord;
+  readonly panel: RecordPanel;
   readonly prepared: PreparedRecord;
 
   constructor(record: CaseRecord) {
@@ -46,7 +57,15 @@ class Entry implements IndexEntry {
     this.organization = record.organization;
     this.version = record.version;
     this.deleted = record.deleted;
-    this.record = record;
+    this.panel = {
+      id: record.id,
+      incidentNumber: record.incidentNumber,
+      suspectName: record.suspectName,
+      suspectDob: record.suspectDob,
+      incidentDate: record.incidentDate,
+      caseAmount: record.caseAmount,
+      organization: record.organization,
+    };
     this.prepared = prepareCaseRecord(record);
   }
 

@@ -131,12 +131,12 @@ export const AUDIT_SERVICE = 'linking';
  * 50-row upload: NAMLC checks answered in 1.7 s instead of 15 ms under the load test).
  */
 export async function applyRecordEvents(deps: LinkingDeps, events: readonly RecordEvent[]): Promise<void> {
-  const newest = new Map<string, IndexEntry>();
+  const newest = new Map<string, { entry: IndexEntry; record: CaseRecord }>();
   const entries = events.map((event) => {
-    const current = newest.get(event.record.id) ?? deps.index.get(event.record.id);
+    const current = newest.get(event.record.id)?.entry ?? deps.index.get(event.record.id);
     if (current && event.record.version <= current.version) return undefined;
     const entry = entryFor(event.record);
-    newest.set(entry.id, entry);
+    newest.set(entry.id, { entry, record: event.record });
     return entry;
   });
   await deps.store.saveEntries([...newest.values()], (entry) => !deps.index.get(entry.id));
@@ -415,16 +415,17 @@ export function scoreAgainst(deps: LinkingDeps, a: IndexEntry, b: IndexEntry): M
 
 /** What SPEC §2's match panel shows of another agency's record, and no more. */
 export function panelOf(entry: IndexEntry): PossibleMatchRecord {
-  const r = entry.record;
-  return {
-    id: r.id,
-    incidentNumber: r.incidentNumber,
-    suspectName: r.suspectName,
-    suspectDob: r.suspectDob,
-    incidentDate: r.incidentDate,
-    caseAmount: r.caseAmount,
-    organization: r.organization,
-  };
+  return { ...entry.panel };
+}
+
+/**
+ * A record's whole snapshot from the store (the index keeps its panel only), with its Linked flags
+ * as of now; a record the index holds is in the store (written before the index takes it).
+ */
+async function snapshotOf(deps: LinkingDeps, id: string): Promise<CaseRecord> {
+  const record = (await deps.store.snapshots([id])).get(id);
+  if (!record) throw new Error(`record ${id} is in the index but not in the store`);
+  return withLinkFlags(deps, record);
 }
 
 function candidateView({ entry, result }: ScoredCandidate): MatchCandidate {
@@ -539,7 +540,7 @@ export async function createLink(
   const actor: Actor = { userId: user.userId, name: user.name, organization: user.organization };
   const link = await storeLink(deps, source, linked, result, 'manual', actor, { actor: auditActor });
   if (!link) throw conflict(ALREADY_LINKED, ERROR_CODES.alreadyLinked);
-  return { ...link, linkedRecord: withLinkFlags(deps, linked.record) };
+  return { ...link, linkedRecord: await snapshotOf(deps, linked.id) };
 }
 
 /** The organizations each of a link's two records is linked to now (rejected links left out). */
@@ -672,7 +673,7 @@ export async function restoreLink(
     allowed: (l): l is Link => other !== undefined && l?.rejection !== undefined,
     rejection: null,
   });
-  return { ...seenFrom(restored, pair[0]), linkedRecord: withLinkFlags(deps, (other as IndexEntry).record) };
+  return { ...seenFrom(restored, pair[0]), linkedRecord: await snapshotOf(deps, (other as IndexEntry).id) };
 }
 
 /**
@@ -713,11 +714,11 @@ function activeLinks(
   deps: LinkingDeps,
   entry: IndexEntry,
   withRejected = false,
-): Array<{ link: Link; other: CaseRecord }> {
+): Array<{ link: Link; other: IndexEntry }> {
   return deps.links.forRecord(entry.id, { withRejected }).flatMap((l) => {
     const link = seenFrom(l, entry.id);
     const other = deps.index.get(link.linkedRecordId);
-    return other && !other.deleted ? [{ link, other: other.record }] : [];
+    return other && !other.deleted ? [{ link, other }] : [];
   });
 }
 
@@ -734,7 +735,7 @@ async function readLinks(
   user: UserIdentity,
   actor: AuditActor,
   id: string,
-): Promise<{ links: Array<{ link: Link; other: CaseRecord }>; pending: boolean }> {
+): Promise<{ links: Array<{ link: Link; other: IndexEntry }>; pending: boolean }> {
   const recordId = parseRecordId(id);
   if (!deps.index.get(recordId) && deps.recordOfUser) {
     const theirs = await deps.recordOfUser(user, recordId, actor.requestId).catch((err: unknown) => {
@@ -757,7 +758,12 @@ export async function listLinks(
   id: string,
 ): Promise<{ views: RecordLinkView[]; pending: boolean }> {
   const { links, pending } = await readLinks(deps, user, actor, id);
-  return { views: links.map(({ link, other }) => ({ ...link, linkedRecord: withLinkFlags(deps, other) })), pending };
+  const snapshots = await deps.store.snapshots(links.map(({ other }) => other.id));
+  const views = links.flatMap(({ link, other }) => {
+    const record = snapshots.get(other.id);
+    return record ? [{ ...link, linkedRecord: withLinkFlags(deps, record) }] : [];
+  });
+  return { views, pending };
 }
 
 /** `GET /api/records/{id}/linked`; `pending` while the index has not seen the user's record. */
@@ -770,11 +776,11 @@ export async function listLinked(
   const { links, pending } = await readLinks(deps, user, actor, id);
   const summaries = links
     .filter(({ link }) => !link.rejection)
-    .map(({ other }) => ({
-      organization: other.organization,
-      id: other.id,
-      incidentNumber: other.incidentNumber,
-      suspectName: other.suspectName,
+    .map(({ other: { panel } }) => ({
+      organization: panel.organization,
+      id: panel.id,
+      incidentNumber: panel.incidentNumber,
+      suspectName: panel.suspectName,
     }));
   return { summaries, pending };
 }
