@@ -31,6 +31,12 @@ export interface IslandBenchOptions extends RunContext {
   /** Records uploaded (a third by each agency); the rest are seeded. */
   upload: number;
   seed: number;
+  /**
+   * How long each wait may take — an upload's job, then catching up — before the run reports what
+   * it got (default 30 min each). A test gives less than its own timeout, so that a stuck run still
+   * ends, and stops its system, inside the test.
+   */
+  waitMs?: number;
 }
 
 /** One look at the linking service's consumer of record events. */
@@ -240,7 +246,7 @@ export async function runIslandBench(options: IslandBenchOptions): Promise<Islan
         if (accepted.status !== 202)
           throw new Error(`the upload answered ${accepted.status}: ${accepted.text.slice(0, 300)}`);
         const { jobId } = JSON.parse(accepted.text) as { jobId: string };
-        const deadline = performance.now() + JOB_TIMEOUT_MS;
+        const deadline = performance.now() + (options.waitMs ?? JOB_TIMEOUT_MS);
         for (;;) {
           // The ingest service busy reading three files may answer 503 for a moment: asked again.
           const res = await user.http.call('GET', `/api/ingest/jobs/${jobId}`);
@@ -272,13 +278,13 @@ export async function runIslandBench(options: IslandBenchOptions): Promise<Islan
     // Every created record's event: the stream holds at least that many more (the Linked flags' updates besides).
     expectedSeq = first.lastSeq + created;
 
-    const deadline = performance.now() + CATCH_UP_TIMEOUT_MS;
+    const deadline = performance.now() + (options.waitMs ?? CATCH_UP_TIMEOUT_MS);
     while (caughtUp === null && performance.now() < deadline) {
       const last = samples.at(-1) as ConsumerSample;
       log(
         `  ${((performance.now() - t0) / 1000).toFixed(0)} s: ${(last.lastSeq - last.ackFloor).toLocaleString('en-US')} events behind, ${last.redelivered} redelivered`,
       );
-      await sleep(10_000);
+      await sleep(Math.min(10_000, options.waitMs ?? 10_000));
     }
     running = false;
     await Promise.all([watching, probing]);
@@ -286,8 +292,11 @@ export async function runIslandBench(options: IslandBenchOptions): Promise<Islan
     const end = caughtUp ?? performance.now() - t0;
     const last = samples.at(-1) as ConsumerSample;
     const events = last.ackFloor - first.ackFloor;
-    if (caughtUp === null)
-      notes.push(`the linking service had not caught up ${CATCH_UP_TIMEOUT_MS / 60_000} min after the jobs`);
+    if (caughtUp === null) {
+      notes.push(
+        `the linking service had not caught up ${(options.waitMs ?? CATCH_UP_TIMEOUT_MS) / 1000} s after the jobs`,
+      );
+    }
     const made = {
       links: (await s.linking.links.countDocuments({})) - linksBefore,
       possibleMatches: await s.linking.possibleMatches.countDocuments({}),

@@ -14,7 +14,7 @@ describe('bench:linking --island', () => {
     for (const name of ['MONGO_URL', 'NATS_URL', 'REDIS_URL', 'FERRETDB_POSTGRESQL_URL', 'LOG_LEVEL']) delete env[name];
     const cleanup = new Cleanup();
     try {
-      const r = await runIslandBench({ n: 900, upload: 600, seed: 3, env, log: () => {}, cleanup });
+      const r = await runIslandBench({ n: 900, upload: 600, seed: 3, waitMs: 60_000, env, log: () => {}, cleanup });
       expect(r.seeded).toBe(300);
       expect(r.uploaded.rows).toBe(200);
       expect(r.uploaded.created).toBe(600);
