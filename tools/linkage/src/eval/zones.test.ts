@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { generateHeldout } from './heldout.ts';
-import { medianShare, type ZoneFigures, zoneFigures } from './zones.ts';
+import { fitCalibration } from './metrics.ts';
+import { leaveOneSetOut, medianShare, type ZoneFigures, zoneFigures } from './zones.ts';
 
 describe('the three zones as the service scores (issue 36)', () => {
   it('puts the clusters set’s partial names in review, mostly true, and review adds recall at a cost', () => {
@@ -24,5 +25,27 @@ describe('the three zones as the service scores (issue 36)', () => {
     expect(medianShare([of(10, 1), of(10, 9), of(0, 0), of(10, 5)], 'partialName')).toBe(0.5);
     expect(medianShare([of(10, 2), of(10, 8)], 'partialName')).toBe(0.5);
     expect(medianShare([of(10, 2)], 'loneWord')).toBeUndefined();
+  });
+});
+
+describe('leave one set out (issue 36, Deliver 3)', () => {
+  it('fits each set’s calibration on the others only, and reports its calibration error and precision at 80', () => {
+    const sets = (['typos', 'oneWord', 'clusters'] as const).map((kind) => ({
+      name: kind,
+      ...zoneFigures(generateHeldout(kind)),
+    }));
+    const table = leaveOneSetOut(sets);
+    expect(table.map((r) => r.name)).toEqual(['typos', 'oneWord', 'clusters']);
+    // The fit for a set is the fit of the other two sets' points, never its own.
+    expect(table[0]?.fitted).toEqual(fitCalibration([...sets[1]!.points, ...sets[2]!.points]));
+    expect(table[0]?.fitted).not.toEqual(fitCalibration(sets.flatMap((s) => s.points)));
+    for (const row of table) {
+      expect(Number.isFinite(row.fitted.slope) && row.fitted.slope > 0).toBe(true);
+      for (const e of [row.ece.service, row.ece.fitted]) expect(e >= 0 && e < 1).toBe(true);
+      for (const q of [row.atLink.service, row.atLink.fitted]) {
+        expect(q.precision).toBeGreaterThan(0.9);
+        expect(q.recall).toBeGreaterThan(0.3);
+      }
+    }
   });
 });

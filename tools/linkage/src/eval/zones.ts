@@ -8,10 +8,13 @@
  * them that is true: what REVIEW_CLASS_PRIOR is the median of.
  */
 import {
+  CALIBRATION,
+  type Calibration,
   candidatePairs,
   DEFAULT_REVIEW_THRESHOLD,
   DEFAULT_THRESHOLD,
   type MatchInput,
+  pairWeight,
   prepareRecord,
   scorePrepared,
   UNCERTAIN_CLASSES,
@@ -19,12 +22,19 @@ import {
 } from '@nrad/matching';
 import { serviceOptions } from './febrl.ts';
 import { truePairCount } from './heldout.ts';
+import { fitCalibration, qualityAt, reliability, type ScoredPair } from './metrics.ts';
 
 export interface ClassShare {
   /** The class's pairs scoring at least the review threshold (uncapped). */
   readonly pairs: number;
   /** Of them, records of one person. */
   readonly truePairs: number;
+}
+
+/** A pair that is no uncertain class: its evidence over the prior (W − P, bits) and its truth. */
+export interface WeightPoint {
+  readonly x: number;
+  readonly isMatch: boolean;
 }
 
 export interface ZoneFigures {
@@ -36,6 +46,10 @@ export interface ZoneFigures {
   readonly auto: { readonly pairs: number; readonly truePairs: number };
   readonly review: { readonly pairs: number; readonly truePairs: number };
   readonly classes: Readonly<Record<UncertainClass, ClassShare>>;
+  /** Every candidate pair that is no uncertain class, as calibration sees it (leaveOneSetOut). */
+  readonly points: readonly WeightPoint[];
+  /** The prior the set was scored at (estimated from its candidate pairs), bits. */
+  readonly priorBits: number;
 }
 
 /** Scores every candidate pair of `raw` (one set, deduplicated) as the service would, into zones. */
@@ -49,6 +63,8 @@ export function zoneFigures(
   // Ceilings at 100: each class pair keeps its natural score (which decides its zone here).
   const review = Object.fromEntries(UNCERTAIN_CLASSES.map((c) => [c, 100]));
   const options = { ...serviceOptions(records, pairs), wholeNames: true, review };
+  const priorBits = options.priorBits;
+  const points: WeightPoint[] = [];
   const classes = Object.fromEntries(UNCERTAIN_CLASSES.map((c) => [c, { pairs: 0, truePairs: 0 }])) as Record<
     UncertainClass,
     { pairs: number; truePairs: number }
@@ -60,6 +76,7 @@ export function zoneFigures(
     const truth = raw[i]!.entity === raw[j]!.entity;
     if (truth) reachable++;
     const { confidence, uncertain } = scorePrepared(records[i]!, records[j]!, options);
+    if (!uncertain) points.push({ x: pairWeight(records[i]!, records[j]!, options) - priorBits, isMatch: truth });
     if (confidence < thresholds.review) continue;
     const zone = uncertain || confidence < thresholds.link ? band : auto;
     zone.pairs++;
@@ -69,7 +86,7 @@ export function zoneFigures(
       if (truth) classes[uncertain].truePairs++;
     }
   }
-  return { records: records.length, truePairs, reachable, auto, review: band, classes };
+  return { records: records.length, truePairs, reachable, auto, review: band, classes, points, priorBits };
 }
 
 /** The median of the shares true of each set's class pairs (sets without such pairs left out). */
@@ -82,4 +99,57 @@ export function medianShare(figures: readonly ZoneFigures[], uncertain: Uncertai
   if (shares.length === 0) return undefined;
   const mid = Math.floor(shares.length / 2);
   return shares.length % 2 === 1 ? shares[mid] : ((shares[mid - 1] as number) + (shares[mid] as number)) / 2;
+}
+
+export interface HeldOutCalibration {
+  readonly name: string;
+  /** The calibration fitted on every other set's points (Platt scaling in bits: fitCalibration). */
+  readonly fitted: Calibration;
+  /** Expected calibration error on this set (0–1): the service's calibration, and the one fitted on the others. */
+  readonly ece: { readonly service: number; readonly fitted: number };
+  /** Precision and recall (of its true pairs that are no uncertain class) at the link threshold, both ways. */
+  readonly atLink: {
+    readonly service: { readonly precision: number; readonly recall: number };
+    readonly fitted: { readonly precision: number; readonly recall: number };
+  };
+}
+
+/** The confidence (0–100) of evidence x = W − P under a calibration, as weightToConfidence gives it with W = x + P. */
+function confidenceOf(x: number, priorBits: number, calibration: Calibration): number {
+  const sigma = (z: number) => 1 / (1 + 2 ** -z);
+  const base = sigma(calibration.offset - calibration.slope * priorBits);
+  if (!(x + priorBits > 0)) return 0;
+  return (100 * (sigma(calibration.slope * x + calibration.offset) - base)) / (1 - base);
+}
+
+/**
+ * Leave one set out (issue 36, Deliver 3): for each set, the calibration fitted on all the others'
+ * pairs (their evidence over each one's own prior), and on the set itself the expected calibration
+ * error and the precision and recall at the link threshold — with the service's calibration and
+ * with the one fitted without it.
+ */
+export function leaveOneSetOut(
+  sets: ReadonlyArray<{ readonly name: string; readonly points: readonly WeightPoint[]; readonly priorBits: number }>,
+  threshold: number = DEFAULT_THRESHOLD,
+): HeldOutCalibration[] {
+  return sets.map((held, k) => {
+    const { priorBits } = held;
+    const others = sets.flatMap((s, j) => (j === k ? [] : s.points));
+    const fitted = fitCalibration(others);
+    const scored = (calibration: Calibration): ScoredPair[] =>
+      held.points.map((p) => ({ confidence: confidenceOf(p.x, priorBits, calibration), isMatch: p.isMatch }));
+    const truePairs = held.points.filter((p) => p.isMatch).length;
+    const at = (pairs: readonly ScoredPair[]) => {
+      const q = qualityAt(pairs, truePairs, threshold);
+      return { precision: q.precision, recall: q.recall };
+    };
+    const service = scored(CALIBRATION);
+    const mine = scored(fitted);
+    return {
+      name: held.name,
+      fitted,
+      ece: { service: reliability(service).calibrationError, fitted: reliability(mine).calibrationError },
+      atLink: { service: at(service), fitted: at(mine) },
+    };
+  });
 }
