@@ -11,16 +11,15 @@ import { readFileSync } from 'node:fs';
 import { performance } from 'node:perf_hooks';
 import type { BatchUploadResult, CaseRecord, DashboardStats, IngestJob } from '@nrad/contracts';
 import { waitUntil } from '@nrad/infra';
-import { TEMPLATE_COLUMNS } from '@nrad/ingest-service/template';
 import { readRows } from '@nrad/ingest-service/workbook';
 import { importedRecordId } from '@nrad/records-service/import';
 import mongoose from 'mongoose';
-import * as XLSX from 'xlsx';
 import { type RunContext, signInAgencyUsers, startBenchSystem } from './harness.ts';
 import { machine } from './report.ts';
 import { NAME_VARIATIONS, Random, recordBody } from './seed.ts';
 import { seedRecords, unsignedOwners } from './seeding.ts';
 import { openServiceStores, type ServiceStores, servicesWriter } from './stores.ts';
+import { uploadFile } from './upload-file.ts';
 
 export { Cleanup } from './harness.ts';
 
@@ -60,15 +59,6 @@ export interface IngestReport {
 /** How long each stage may take before the run reports what it got. */
 const STAGE_TIMEOUT_MS = 30 * 60_000;
 
-/** A generated row as the template's columns hold it (dates and amounts as text, Yes/No). */
-export function rowOf(body: Record<string, unknown>): unknown[] {
-  return TEMPLATE_COLUMNS.map(({ field }) => {
-    const v = body[field];
-    if (typeof v === 'boolean') return v ? 'Yes' : 'No';
-    return v ?? '';
-  });
-}
-
 interface Generated {
   file: Uint8Array;
   /** 0-based indexes of the rows that are invalid / near-duplicates (row number = index + 2). */
@@ -85,7 +75,7 @@ function generateFile(
   nearShare: number,
   intelligence: readonly CaseRecord[],
 ): Generated {
-  const rows: unknown[][] = [TEMPLATE_COLUMNS.map((c) => c.title)];
+  const bodies: Array<Record<string, unknown>> = [];
   const invalid = new Set<number>();
   const near = new Map<number, string>();
   const now = new Date();
@@ -107,12 +97,9 @@ function generateFile(
       });
       near.set(i, source.id);
     }
-    rows.push(rowOf(body));
+    bodies.push(body);
   }
-  const wb = XLSX.utils.book_new();
-  XLSX.utils.book_append_sheet(wb, XLSX.utils.aoa_to_sheet(rows), 'Records');
-  const file = new Uint8Array(XLSX.write(wb, { type: 'array', bookType: 'xlsx', compression: true }) as ArrayBuffer);
-  return { file, invalid, near };
+  return { file: uploadFile(bodies), invalid, near };
 }
 
 /** Peak resident memory of a process (VmHWM of /proc/<pid>/status), bytes. */

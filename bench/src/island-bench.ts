@@ -13,17 +13,15 @@
  */
 import { performance } from 'node:perf_hooks';
 import { type IngestJob, RECORDS_STREAM } from '@nrad/contracts';
-import { TEMPLATE_COLUMNS } from '@nrad/ingest-service/template';
 import { connectBus } from '@nrad/service-kit';
-import * as XLSX from 'xlsx';
 import { type AgencyUser, type RunContext, signInAgencyUsers, sleep, startBenchSystem } from './harness.ts';
-import { rowOf } from './ingest-bench.ts';
 import { Island } from './island.ts';
 import { type IndexMemory, indexLoadFrom, matchingQuery, memoryLine } from './linking-bench.ts';
 import { cells, type Latency, latency, type Machine, machine, table } from './report.ts';
 import { NAME_VARIATIONS, Random, recordBody } from './seed.ts';
 import { type SeededAgency, type Seeding, seedRecords, unsignedOwners } from './seeding.ts';
 import { openServiceStores, type ServiceStores, servicesWriter } from './stores.ts';
+import { uploadFile } from './upload-file.ts';
 
 export interface IslandBenchOptions extends RunContext {
   /** Records in all at the end: seeded, then uploaded. */
@@ -97,7 +95,7 @@ function agencyFile(
   rows: number,
   others: readonly SeededAgency[],
 ): { file: Uint8Array; near: number } {
-  const sheet: unknown[][] = [];
+  const bodies: Array<Record<string, unknown>> = [];
   let near = 0;
   const now = new Date();
   for (let i = 0; i < rows; i++) {
@@ -114,13 +112,9 @@ function agencyFile(
     } else {
       Object.assign(body, island.person(rng));
     }
-    sheet.push(rowOf(body));
+    bodies.push(body);
   }
-  const wb = XLSX.utils.book_new();
-  const titles = TEMPLATE_COLUMNS.map((c) => c.title);
-  XLSX.utils.book_append_sheet(wb, XLSX.utils.aoa_to_sheet([titles, ...sheet]), 'Records');
-  const file = new Uint8Array(XLSX.write(wb, { type: 'array', bookType: 'xlsx', compression: true }) as ArrayBuffer);
-  return { file, near };
+  return { file: uploadFile(bodies), near };
 }
 
 /** The linking service's durable consumer of record events, and the records stream, as they stand. */

@@ -24,13 +24,12 @@ import {
   NEXT_CURSOR_HEADER,
   type RecordInput,
 } from '@nrad/contracts';
-import { TEMPLATE_COLUMNS } from '@nrad/ingest-service/template';
-import * as XLSX from 'xlsx';
 import { type RunContext, sleep, startBenchSystem } from './harness.ts';
 import { type Machine, machine, ms, percentile, table } from './report.ts';
 import { NAME_VARIATIONS, Random, recordBody, unknownName } from './seed.ts';
 import { type SeededAgency, type Seeding, seedRecords, unsignedOwners } from './seeding.ts';
 import { openServiceStores, type ServiceStores, servicesWriter } from './stores.ts';
+import { uploadFile } from './upload-file.ts';
 
 export { Cleanup } from './harness.ts';
 
@@ -342,15 +341,6 @@ interface AgencyData {
   samples: Array<RecordInput & { id: string }>;
 }
 
-/** A row of the upload template from a record body (dates and amounts as text, Yes/No). */
-function rowOf(body: Record<string, unknown>): unknown[] {
-  return TEMPLATE_COLUMNS.map(({ field }) => {
-    const v = body[field];
-    if (typeof v === 'boolean') return v ? 'Yes' : 'No';
-    return v ?? '';
-  });
-}
-
 const MULTIPART_BOUNDARY = `----nrad-load-${randomBytes(8).toString('hex')}`;
 
 function multipartFile(file: Uint8Array, name: string): Buffer {
@@ -498,14 +488,10 @@ class SimUser {
         const agency = (data as AgencyData).agency;
         const now = new Date();
         const upload = ++this.made;
-        const rows: unknown[][] = [TEMPLATE_COLUMNS.map((c) => c.title)];
-        for (let row = 1; row <= UPLOAD_ROWS; row++) {
-          rows.push(rowOf(recordBody(this.rng, agency, `U${this.tag}-${this.index}-${upload}-${row}`, now)));
-        }
-        const wb = XLSX.utils.book_new();
-        XLSX.utils.book_append_sheet(wb, XLSX.utils.aoa_to_sheet(rows), 'Records');
-        const file = new Uint8Array(
-          XLSX.write(wb, { type: 'array', bookType: 'xlsx', compression: true }) as ArrayBuffer,
+        const file = uploadFile(
+          Array.from({ length: UPLOAD_ROWS }, (_, k) =>
+            recordBody(this.rng, agency, `U${this.tag}-${this.index}-${upload}-${k + 1}`, now),
+          ),
         );
         pending.done = (text) => {
           this.uploads.push((JSON.parse(text) as { jobId: string }).jobId);

@@ -15,17 +15,12 @@ function ephemeralLow(): number {
   return 49152;
 }
 
-/** Whether a port on 127.0.0.1 can be listened on right now (tried, then released). */
-function tryPort(port: number): Promise<number | undefined> {
-  return new Promise((resolve) => {
-    const server = net.createServer();
-    server.unref();
-    server.once('error', () => resolve(undefined));
-    server.listen(port, '127.0.0.1', () => {
-      const bound = (server.address() as net.AddressInfo).port;
-      server.close(() => resolve(bound));
-    });
-  });
+/** Whether a port on 127.0.0.1 can be listened on right now (held, then released): the port, or undefined. */
+async function tryPort(port: number): Promise<number | undefined> {
+  const held = await holdPort(port);
+  if (!held) return undefined;
+  await held.release();
+  return held.port;
 }
 
 const BAND_LOW = 10_000;
@@ -53,14 +48,18 @@ export async function freePort(): Promise<number> {
 /**
  * Keeps `port` on 127.0.0.1 bound (so that no freePort of this or another process draws it) until
  * `release` — for a server started later than its port is chosen; undefined when it is taken.
+ * Port 0 holds whichever port the system hands out (`port` says which).
  */
-export function holdPort(port: number): Promise<{ release(): Promise<void> } | undefined> {
+export function holdPort(port: number): Promise<{ port: number; release(): Promise<void> } | undefined> {
   return new Promise((resolve) => {
     const server = net.createServer();
     server.unref();
     server.once('error', () => resolve(undefined));
     server.listen(port, '127.0.0.1', () =>
-      resolve({ release: () => new Promise<void>((done) => server.close(() => done())) }),
+      resolve({
+        port: (server.address() as net.AddressInfo).port,
+        release: () => new Promise<void>((done) => server.close(() => done())),
+      }),
     );
   });
 }

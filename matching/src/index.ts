@@ -107,8 +107,8 @@ export {
   scorePair,
   scorePrepared,
   UNCERTAIN_CLASSES,
-  UNCERTAIN_NOTES,
   type UncertainClass,
+  uncertainNote,
   weightToConfidence,
 } from './scorer.ts';
 export {

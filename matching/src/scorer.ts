@@ -135,7 +135,7 @@ export const DEFAULT_REVIEW_THRESHOLD = 50;
  * set) to 100% (FEBRL's replaced given names), median 52.1 — which is why only each deployment's
  * own decisions can tell (ScoreOptions.review; the linking service's review-classes.ts).
  */
-export const REVIEW_CLASS_PRIOR: Readonly<Record<'partialName' | 'loneWord', number>> = {
+export const REVIEW_CLASS_PRIOR: Readonly<Record<UncertainClass, number>> = {
   partialName: 97.4,
   loneWord: 52.1,
 };
@@ -194,12 +194,15 @@ export const UNCERTAIN_CLASSES: readonly UncertainClass[] = ['partialName', 'lon
 /** The most confidence (0–100) a pair of each uncertain class may have (ScoreOptions.review). */
 export type ReviewCeilings = Partial<Record<UncertainClass, number>>;
 
-/** The explanation's note on a pair of an uncertain class (ScoreOptions.review). */
-export const UNCERTAIN_NOTES: Readonly<Record<UncertainClass, string>> = {
-  partialName: 'only part of the name could be compared: at most {ceiling}%, for an investigator to decide',
-  loneWord:
-    'one name word agrees and another disagrees (twins, siblings, a changed name): at most {ceiling}%, for an investigator to decide',
+/** What each uncertain class is, as the explanation says it. */
+const UNCERTAIN_WHAT: Readonly<Record<UncertainClass, string>> = {
+  partialName: 'only part of the name could be compared',
+  loneWord: 'one name word agrees and another disagrees (twins, siblings, a changed name)',
 };
+
+/** The explanation's note on a pair of an uncertain class shown at most at `ceiling` (ScoreOptions.review). */
+export const uncertainNote = (uncertain: UncertainClass, ceiling: number) =>
+  `${UNCERTAIN_WHAT[uncertain]}: at most ${round2(ceiling)}%, for an investigator to decide`;
 
 /** Normalizes a record's fields once (names folded, placeholders dropped, dates checked). */
 export function prepareRecord(input: MatchInput, options: PrepareOptions = {}): PreparedRecord {
@@ -332,7 +335,7 @@ function nameScore(
       parts.push(PART_OF_NAME);
     }
   }
-  if (uncertain) parts.push(UNCERTAIN_NOTES[uncertain].replace('{ceiling}', String(round2(review![uncertain]!))));
+  if (uncertain) parts.push(uncertainNote(uncertain, review![uncertain]!));
   return {
     score: {
       field: 'suspectName',

@@ -1,4 +1,4 @@
-import type { CaseRecord } from '@nrad/contracts';
+import type { CaseRecord, PossibleMatchRecord } from '@nrad/contracts';
 import {
   blockingKeys,
   frequenciesFromCounts,
@@ -16,40 +16,19 @@ import {
   scorePrepared,
 } from '@nrad/matching';
 
-/** One record as the index keeps it: its latest snapshot, normalized once, and its keys. */
 /**
- * What SPEC §2's match panel shows of a record (a NAMLC check's matches, the possible matches): all
- * the index keeps of a record's snapshot besides its match fields. The whole snapshot (a links view's
- * `linkedRecord`) is read from the store when asked (LinkingStore.snapshots): kept for every record
- * it was about 0.4 KB a record (issue 36, memory per record).
+ * One record as the index keeps it: its version, SPEC §2's match-panel fields (a NAMLC check's
+ * matches, the possible matches) and its match fields normalized once. The whole snapshot (a links
+ * view's `linkedRecord`) is read from the store when asked (LinkingStore.snapshots), and the blocking
+ * keys are made again when asked (when the record is put, replaced or searched for): kept for every
+ * record they were about 0.4 and 0.7 KB a record (issue 36, memory per record).
  */
-export type RecordPanel = Pick<
-  CaseRecord,
-  'id' | 'incidentNumber' | 'suspectName' | 'suspectDob' | 'incidentDate' | 'caseAmount' | 'organization'
->;
-
-export interface IndexEntry {
+export class IndexEntry {
   readonly id: string;
   readonly organization: string;
   readonly version: number;
   readonly deleted: boolean;
-  readonly panel: RecordPanel;
-  readonly prepared: PreparedRecord;
-  /** The record's blocking keys (entryFor's entries make them when asked: they are not kept). */
-  readonly keys: readonly string[];
-}
-
-/**
- * An entry of the index (entryFor). Its blocking keys are made again when asked — when the record
- * is put, replaced or searched for — rather than kept: a hundred thousand records' thirteen keys
- * each were about 0.7 KB a record (issue 36, memory per record).
- */
-class Entry implements IndexEntry {
-  readonly id: string;
-  readonly organization: string;
-  readonly version: number;
-  readonly deleted: boolean;
-  readonly panel: RecordPanel;
+  readonly panel: PossibleMatchRecord;
   readonly prepared: PreparedRecord;
 
   constructor(record: CaseRecord) {
@@ -69,6 +48,7 @@ class Entry implements IndexEntry {
     this.prepared = prepareCaseRecord(record);
   }
 
+  /** The record's blocking keys. */
   get keys(): readonly string[] {
     return blockingKeys(this.prepared);
   }
@@ -119,7 +99,7 @@ export function prepareCaseRecord(
 }
 
 export function entryFor(record: CaseRecord): IndexEntry {
-  return new Entry(record);
+  return new IndexEntry(record);
 }
 
 /**

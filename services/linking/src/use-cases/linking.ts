@@ -22,7 +22,6 @@ import {
   NAMLC_AGENCY,
   ObjectIdSchema,
   type Organization,
-  type PossibleMatchRecord,
   type RecordEvent,
   type RecordLinkView,
   RejectLinkSchema,
@@ -413,11 +412,6 @@ export function scoreAgainst(deps: LinkingDeps, a: IndexEntry, b: IndexEntry): M
   return scorePrepared(a.prepared, b.prepared, deps.index.scoreOptions(deps.index.activeCount(b.organization), true));
 }
 
-/** What SPEC §2's match panel shows of another agency's record, and no more. */
-export function panelOf(entry: IndexEntry): PossibleMatchRecord {
-  return { ...entry.panel };
-}
-
 /**
  * A record's whole snapshot from the store (the index keeps its panel only), with its Linked flags
  * as of now; a record the index holds is in the store (written before the index takes it).
@@ -430,7 +424,7 @@ async function snapshotOf(deps: LinkingDeps, id: string): Promise<CaseRecord> {
 
 function candidateView({ entry, result }: ScoredCandidate): MatchCandidate {
   return {
-    ...panelOf(entry),
+    ...entry.panel,
     confidence: result.confidence,
     matchCriteria: { ...result.matchCriteria },
     explanation: result.explanation.map((e) => ({ ...e })),
@@ -815,17 +809,19 @@ export function linkSummary(deps: LinkingDeps, user: UserIdentity): LinkSummary 
 }
 
 /**
- * Sets the uncertain classes' confidences the index scores two records with (issue 36: calibration
- * from labels, domain/review-classes.ts) from the decided possible matches; at start and after each
- * decision. Returns them (ADMIN's figures).
+ * The uncertain classes' confidences (issue 36: calibration from labels, domain/review-classes.ts),
+ * derived from the decided possible matches: what ADMIN's figures show and the index scores with.
  */
-export function calibrateReview(deps: LinkingDeps): ClassCalibration[] {
-  const classes = calibrateClasses(deps.possibleMatches.decided(), {
+export function reviewClasses(deps: LinkingDeps): ClassCalibration[] {
+  return calibrateClasses(deps.possibleMatches.decided(), {
     reviewThreshold: deps.reviewThreshold,
     linkThreshold: deps.threshold,
   });
-  deps.index.setReview(reviewCeilings(classes));
-  return classes;
+}
+
+/** Gives the index the classes' confidences it scores two records with: at start and after each decision. */
+export function calibrateReview(deps: LinkingDeps): void {
+  deps.index.setReview(reviewCeilings(reviewClasses(deps)));
 }
 
 /** Loads the index and the links from the database; queues the events (and audit events) of unpublished links. */

@@ -21,8 +21,8 @@ import {
   ALREADY_LINKED,
   calibrateReview,
   type LinkingDeps,
-  panelOf,
   parseRecordId,
+  reviewClasses,
   scoreAgainst,
   storeLink,
 } from './linking.ts';
@@ -58,7 +58,7 @@ function view(deps: LinkingDeps, doc: PossibleMatchDoc, scope: Scope): PossibleM
   const d = doc.decision;
   return {
     id: doc._id.toHexString(),
-    records: theirsFirst ? [panelOf(b), panelOf(a)] : [panelOf(a), panelOf(b)],
+    records: theirsFirst ? [b.panel, a.panel] : [a.panel, b.panel],
     confidence: doc.confidence,
     matchCriteria: { ...doc.matchCriteria },
     explanation: doc.explanation.map((e) => ({ ...e })),
@@ -138,7 +138,7 @@ export function labelFigures(deps: LinkingDeps, user: UserIdentity): LabelFigure
       recallAbove: confirmedAll === 0 ? null : above / confirmedAll,
     };
   });
-  return { bands, labels: labels.length, classes: calibrateReview(deps) };
+  return { bands, labels: labels.length, classes: reviewClasses(deps) };
 }
 
 /** The open possible match `user` may decide, or a recorded refusal (404). */

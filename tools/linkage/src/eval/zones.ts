@@ -19,6 +19,7 @@ import {
   scorePrepared,
   UNCERTAIN_CLASSES,
   type UncertainClass,
+  weightToConfidence,
 } from '@nrad/matching';
 import { serviceOptions } from './febrl.ts';
 import { truePairCount } from './heldout.ts';
@@ -114,14 +115,6 @@ export interface HeldOutCalibration {
   };
 }
 
-/** The confidence (0–100) of evidence x = W − P under a calibration, as weightToConfidence gives it with W = x + P. */
-function confidenceOf(x: number, priorBits: number, calibration: Calibration): number {
-  const sigma = (z: number) => 1 / (1 + 2 ** -z);
-  const base = sigma(calibration.offset - calibration.slope * priorBits);
-  if (!(x + priorBits > 0)) return 0;
-  return (100 * (sigma(calibration.slope * x + calibration.offset) - base)) / (1 - base);
-}
-
 /**
  * Leave one set out (issue 36, Deliver 3): for each set, the calibration fitted on all the others'
  * pairs (their evidence over each one's own prior), and on the set itself the expected calibration
@@ -137,7 +130,10 @@ export function leaveOneSetOut(
     const others = sets.flatMap((s, j) => (j === k ? [] : s.points));
     const fitted = fitCalibration(others);
     const scored = (calibration: Calibration): ScoredPair[] =>
-      held.points.map((p) => ({ confidence: confidenceOf(p.x, priorBits, calibration), isMatch: p.isMatch }));
+      held.points.map((p) => ({
+        confidence: weightToConfidence(p.x + priorBits, priorBits, calibration),
+        isMatch: p.isMatch,
+      }));
     const truePairs = held.points.filter((p) => p.isMatch).length;
     const at = (pairs: readonly ScoredPair[]) => {
       const q = qualityAt(pairs, truePairs, threshold);
