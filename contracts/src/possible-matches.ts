@@ -89,7 +89,7 @@ export type LabelBand = z.infer<typeof LabelBandSchema>;
  * The pairs that go to review for their names (issue 36): a partial name (a surname alone against a
  * full name) and one name word against another (twins, siblings, a changed name).
  */
-export const UncertainClassSchema = z.enum(['partialName', 'loneWord']);
+export const UncertainClassSchema = z.enum(['partialName', 'loneWord', 'unconfirmedDob']);
 export type UncertainClass = z.infer<typeof UncertainClassSchema>;
 
 /**

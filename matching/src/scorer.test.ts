@@ -310,6 +310,50 @@ describe('review: the uncertain classes (issue 36, partial names and one word ag
     }
   });
 
+  it('sends a surname alone against a surname alone to review, as part of two names', () => {
+    const a = rec({ suspectName: 'Fairweather', ...day });
+    const b = other({ suspectName: 'Fairweather', ...day });
+    // Two one-word names agree as whole names without the class (a NAMLC check's query).
+    expect(scorePair(a, b, { wholeNames: true }).confidence).toBeGreaterThan(99);
+    const r = scorePair(a, b, service);
+    expect(r.uncertain).toBe('partialName');
+    expect(r.confidence).toBe(70);
+    // A surname alone born another year stays where its evidence puts it.
+    expect(
+      scorePair(a, other({ suspectName: 'Fairweather', suspectDob: '1971-02-03' }), service).confidence,
+    ).toBeLessThan(10);
+  });
+
+  it('sends names without a date of birth that confirms them to review (namesakes), never links them', () => {
+    const withClass = { wholeNames: true, review: { ...review, unconfirmedDob: 65 } };
+    const name = { suspectName: 'Ignatius Fairweather' };
+    const cases = [
+      ['one date missing', rec({ ...name, ...day }), other(name)],
+      ['both dates missing', rec(name), other(name)],
+      ['different dates', rec({ ...name, ...day }), other({ ...name, suspectDob: '1994-12-17' })],
+      ['an impossible date', rec({ ...name, ...day }), other({ ...name, suspectDob: '1994-13-42' })],
+    ] as const;
+    for (const [what, a, b] of cases) {
+      const without = scorePair(a, b, service);
+      const r = scorePair(a, b, withClass);
+      expect(without.uncertain, what).toBeUndefined();
+      expect(r.uncertain, what).toBe('unconfirmedDob');
+      expect(r.confidence, what).toBe(Math.min(65, without.confidence));
+      expect(field(r, 'suspectName').detail, what).toContain(
+        'no date of birth confirms them (one missing, or different dates): at most 65%',
+      );
+    }
+    // The names and dates agree, or are one slip apart: no doubt of this kind, linked as before.
+    for (const dob of ['1961-04-09', '1961-09-04', '1961-04-08']) {
+      const r = scorePair(rec({ ...name, ...day }), other({ ...name, suspectDob: dob }), withClass);
+      expect(r.uncertain, dob).toBeUndefined();
+      expect(isMatch(r), dob).toBe(true);
+    }
+    // Names that do not agree are no namesakes: weighed as without the class.
+    const apart = [rec({ suspectName: 'Ignatius Fairweather' }), other({ suspectName: 'Olusegun Adeyemi' })] as const;
+    expect(scorePair(...apart, withClass)).toEqual(scorePair(...apart, service));
+  });
+
   it('leaves out a class it is not given: its pairs weigh as without the option', () => {
     const alone = rec({ suspectName: 'Fairweather', ...day });
     const full = other({ suspectName: 'Ignatius Fairweather', ...day });

@@ -131,13 +131,15 @@ export const DEFAULT_REVIEW_THRESHOLD = 50;
  * The share of each uncertain class's pairs that are the same person (in %), before any decision
  * is known: the median over FEBRL 1–3 and the held-out sets of the share true among the class's
  * pairs that score 50 or more as the service scores them (tools/linkage/bin/linkage-eval.ts).
- * Partial names: 87–100% true (median 97.4); one word against another: 0.3% (twins, the typos
- * set) to 100% (FEBRL's replaced given names), median 52.1 — which is why only each deployment's
- * own decisions can tell (ScoreOptions.review; the linking service's review-classes.ts).
+ * Partial names: 89–100% true (median 97.7); one word against another: 0.3% (twins, the typos
+ * set) to 100% (FEBRL's replaced given names), median 52.1; names agreeing without a date of
+ * birth that confirms them: 61–100% (median 86.0) — which is why only each deployment's own
+ * decisions can tell (ScoreOptions.review; the linking service's review-classes.ts).
  */
 export const REVIEW_CLASS_PRIOR: Readonly<Record<UncertainClass, number>> = {
-  partialName: 97.4,
+  partialName: 97.7,
   loneWord: 52.1,
+  unconfirmedDob: 86.0,
 };
 
 export interface PrepareOptions {
@@ -179,17 +181,20 @@ export interface ScoreOptions {
    * The review band's classes (issue 36, ADR 0022): pairs whose names leave real doubt are weighed
    * on what was compared but never scored above their class's confidence (0–100), so they go to
    * review rather than being linked or hidden. `partialName`: the names agree on what both show but
-   * one has fewer words (a surname alone against a full name; with wholeNames, else ignored);
-   * `loneWord`: one name word agrees beside one that disagrees outright (twins, siblings, a
-   * married name — Bartholomew and Ignatius Fairweather born the same day), whatever strictNames
-   * says. A class left out is weighed as without this option.
+   * one has fewer words (a surname alone against a full name), or both are one word (a surname
+   * alone against a surname alone); with wholeNames, else ignored. `loneWord`: one name word agrees
+   * beside one that disagrees outright (twins, siblings, a married name — Bartholomew and Ignatius
+   * Fairweather born the same day), whatever strictNames says. `unconfirmedDob`: the names agree
+   * (and are neither of those) but no date of birth confirms them — one or both missing or
+   * impossible, or different beyond one slip (namesakes). A class left out is weighed as without
+   * this option.
    */
   readonly review?: ReviewCeilings | undefined;
 }
 
 /** The classes of pairs that go to review (ScoreOptions.review). */
-export type UncertainClass = 'partialName' | 'loneWord';
-export const UNCERTAIN_CLASSES: readonly UncertainClass[] = ['partialName', 'loneWord'];
+export type UncertainClass = 'partialName' | 'loneWord' | 'unconfirmedDob';
+export const UNCERTAIN_CLASSES: readonly UncertainClass[] = ['partialName', 'loneWord', 'unconfirmedDob'];
 
 /** The most confidence (0–100) a pair of each uncertain class may have (ScoreOptions.review). */
 export type ReviewCeilings = Partial<Record<UncertainClass, number>>;
@@ -198,6 +203,7 @@ export type ReviewCeilings = Partial<Record<UncertainClass, number>>;
 const UNCERTAIN_WHAT: Readonly<Record<UncertainClass, string>> = {
   partialName: 'only part of the name could be compared',
   loneWord: 'one name word agrees and another disagrees (twins, siblings, a changed name)',
+  unconfirmedDob: 'the names agree but no date of birth confirms them (one missing, or different dates)',
 };
 
 /** The explanation's note on a pair of an uncertain class shown at most at `ceiling` (ScoreOptions.review). */
@@ -334,6 +340,10 @@ function nameScore(
       agrees = false;
       parts.push(PART_OF_NAME);
     }
+  } else if (agrees && wholeNames && review?.partialName !== undefined && nameWords(a) === 1 && nameWords(b) === 1) {
+    // A surname alone against a surname alone (or a given name against a given name) is part of
+    // two names as much as against a full one: namesakes and twins share it.
+    uncertain = 'partialName';
   }
   if (uncertain) parts.push(uncertainNote(uncertain, review![uncertain]!));
   return {
@@ -522,7 +532,22 @@ function fieldScores(a: PreparedRecord, b: PreparedRecord, options: ScoreOptions
     comparison && options.strictNames && !score.uncertain
       ? loneAgreement(score, comparison, dob, options.frequencies, a.name)
       : score;
-  return [name, dob, ...caseFields.map((f) => corroborating(f, dob))];
+  return [unconfirmedDob(name, dob, options.review), dob, ...caseFields.map((f) => corroborating(f, dob))];
+}
+
+/**
+ * With ScoreOptions.review's `unconfirmedDob`: names that agree (and are no other uncertain class)
+ * while the dates of birth do not confirm them — one or both missing or impossible, or different
+ * beyond one slip — are the namesakes a small island is full of as often as one person written
+ * twice, so the pair is weighed but goes to review (issue 36: on the held-out sets such pairs made
+ * most of the false links at 80 and above).
+ */
+function unconfirmedDob(name: FieldScore, dob: FieldScore, review: ReviewCeilings | undefined): FieldScore {
+  const ceiling = review?.unconfirmedDob;
+  if (ceiling === undefined || !name.agrees || name.uncertain) return name;
+  if (dob.status === 'match' || (dob.status === 'partial' && !dob.disagrees)) return name;
+  const note = uncertainNote('unconfirmedDob', ceiling);
+  return { ...name, uncertain: 'unconfirmedDob', detail: name.detail ? `${name.detail}; ${note}` : note };
 }
 
 /**

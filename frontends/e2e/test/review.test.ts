@@ -146,8 +146,8 @@ describe('Review', () => {
       'Part of a name (a surname alone, an initial)',
       '1',
       '1',
-      '97.4%',
-      '97.5%',
+      '97.7%',
+      '97.8%',
     ]);
     expect(await cells(/^One name word agrees/)).toEqual([
       'One name word agrees, another disagrees (twins?)',

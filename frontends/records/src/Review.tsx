@@ -123,6 +123,7 @@ function PairCard({
 const CLASS_NAMES: Record<UncertainClass, string> = {
   partialName: 'Part of a name (a surname alone, an initial)',
   loneWord: 'One name word agrees, another disagrees (twins?)',
+  unconfirmedDob: 'Names agree, no date of birth confirms them (namesakes?)',
 };
 
 const percent = (x: number | null) => (x === null ? '—' : `${(x * 100).toFixed(1)}%`);

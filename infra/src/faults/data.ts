@@ -31,12 +31,12 @@ const day = (base: string, days: number) =>
   new Date(Date.parse(`${base}T00:00:00Z`) + days * 86_400_000).toISOString().slice(0, 10);
 
 /**
- * The name of person `n`: one word of six syllables, the first five the base-11 digits of `n` and
- * the last their sum (mod 11), each vowel following its consonant's digit. Two people's names thus
- * differ in the sound of at least two syllables (four letters or more) and in their phonetic code:
- * never the same, a typo or a sound-alike of each other, and they share no blocking key of the
- * linking service (measured on 11,500 people: no candidate pair at all), so only the counterparts
- * made on purpose (the same name and date of birth) can be linked. Up to 161,051 people.
+ * Name word `n`: six syllables, the first five the base-11 digits of `n` and the last their sum
+ * (mod 11), each vowel following its consonant's digit. Two words thus differ in the sound of at
+ * least two syllables (four letters or more) and in their phonetic code: never the same, a typo or
+ * a sound-alike of each other, and two people of suspectOf share no blocking key of the linking
+ * service (measured on 20,000 people, names of two words: no candidate pair at all), so only the
+ * counterparts made on purpose (the same name and date of birth) can be linked. Up to 161,051 words.
  */
 function nameOf(n: number): string {
   const digits = [4, 3, 2, 1, 0].map((p) => Math.floor(n / 11 ** p) % 11);
@@ -45,9 +45,21 @@ function nameOf(n: number): string {
   return `${word.charAt(0).toUpperCase()}${word.slice(1)}`;
 }
 
-/** The suspect of person `n`: the name above, and a date of birth one day after person n − 1's. */
+/** How many people the suite may name: their given names take nameOf(0 … PEOPLE − 1), their surnames the next PEOPLE. */
+const PEOPLE = 80_000;
+
+/**
+ * The suspect of person `n` (n < PEOPLE): a given name nameOf(n), a surname nameOf(PEOPLE + n · 7919
+ * mod PEOPLE) (7919, prime, shares no factor with PEOPLE: no two people share a surname, and no
+ * surname is anyone's given name), and a date of birth one day after person n − 1's. People close
+ * in n have given names alike in sound (the same first syllables); their surnames are far apart, so
+ * no two people agree on more than one look-alike word and none are linked. Two words, because the
+ * linking service sends a one-word name to review even against the same word and date of birth
+ * (issue 36: a surname alone is part of a name), and the suite's counterparts must be linked.
+ */
 export function suspectOf(n: number): { suspectName: string; suspectDob: string } {
-  return { suspectName: nameOf(n), suspectDob: day('1930-01-01', n % 30_000) };
+  const surname = nameOf(PEOPLE + ((n * 7919) % PEOPLE));
+  return { suspectName: `${nameOf(n)} ${surname}`, suspectDob: day('1930-01-01', n % 30_000) };
 }
 
 /** A valid record about person `n`, with the given incident number. */

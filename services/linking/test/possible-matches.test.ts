@@ -201,12 +201,21 @@ describe('possible matches (the review band)', () => {
       [80, 90],
       [90, 100],
     ]);
-    const top = before.bands.at(-1)!;
-    const confirmed = decided.filter((i) => i.decision?.kind === 'confirmed').length;
-    expect(top).toMatchObject({ labels: decided.length, confirmed, rejected: decided.length - confirmed });
-    expect(top.precision).toBeCloseTo(confirmed / decided.length, 10);
-    expect(top.recallAbove).toBe(1);
-    expect(before.bands[0]).toMatchObject({ labels: 0, precision: null, recallAbove: 1 });
+    // Each decision counts in the band of the confidence it was proposed at.
+    const inBand = (c: number, band: { from: number; to: number }) =>
+      c >= band.from && (c < band.to || (band.to === 100 && c <= 100));
+    const confirmedAll = decided.filter((i) => i.decision?.kind === 'confirmed').length;
+    expect(confirmedAll).toBeGreaterThan(0);
+    for (const band of before.bands) {
+      const here = decided.filter((i) => inBand(i.confidence, band));
+      const confirmed = here.filter((i) => i.decision?.kind === 'confirmed').length;
+      expect(band).toMatchObject({ labels: here.length, confirmed, rejected: here.length - confirmed });
+      if (here.length === 0) expect(band.precision).toBeNull();
+      else expect(band.precision).toBeCloseTo(confirmed / here.length, 10);
+      const above = decided.filter((i) => i.decision?.kind === 'confirmed' && i.confidence >= band.from).length;
+      expect(band.recallAbove).toBeCloseTo(above / confirmedAll, 10);
+    }
+    expect(before.bands.reduce((n, band) => n + band.labels, 0)).toBe(decided.length);
 
     // A link rejected by an agency is a label too: different people, at the link's confidence.
     const { a, b } = await proposedPair(h, 'Blackadder');
@@ -222,8 +231,11 @@ describe('possible matches (the review band)', () => {
     const after = await labelsNow();
     // One label for the pair: the link's rejection, the later word, overrides its confirmation.
     expect(after.labels).toBe(before.labels + 1);
-    expect(after.bands.at(-1)).toMatchObject({ confirmed, rejected: decided.length - confirmed + 1 });
-    expect(link.confidence).toBeGreaterThanOrEqual(90);
+    const k = before.bands.findIndex((band) => inBand(link.confidence, band));
+    expect(after.bands[k]).toMatchObject({
+      confirmed: before.bands[k]!.confirmed,
+      rejected: before.bands[k]!.rejected + 1,
+    });
 
     // ADMIN only.
     const refused = await (await h.as(bps)).get('/api/possible-matches/labels').expect(403);
@@ -305,6 +317,18 @@ describe('the uncertain classes at the default thresholds (issue 36: twins and p
     const elsewhere = await h.create(bps, { suspectName: 'Fairweather', suspectDob: '1971-02-03' });
     expect(await afterLinking(ignatius, elsewhere)).toBeUndefined();
     expect(h.built.deps.links.pair(ignatius.id, elsewhere.id)).toBeUndefined();
+    // Namesakes: the whole name (and the case) without a date of birth (a placeholder), or born weeks apart —
+    // proposed at most at their class's confidence, never linked.
+    const namesake = { suspectName: 'Peregrine Ashcombe', incidentDate: '2024-03-05', caseAmount: '12500.00' };
+    const undated = await h.create(fia, { ...namesake, suspectDob: '1900-01-01' });
+    const dated = await h.create(bps, { ...namesake, suspectDob: day });
+    const noDob = await afterLinking(undated, dated);
+    expect(noDob).toMatchObject({ uncertain: 'unconfirmedDob', decision: null });
+    expect(noDob?.confidence).toBeLessThanOrEqual(REVIEW_CLASS_PRIOR.unconfirmedDob);
+    expect(h.built.deps.links.pair(undated.id, dated.id)).toBeUndefined();
+    const later = await h.create(cus, { ...namesake, suspectDob: '1961-05-20' });
+    expect(await afterLinking(dated, later)).toMatchObject({ uncertain: 'unconfirmedDob' });
+    expect(h.built.deps.links.pair(dated.id, later.id)).toBeUndefined();
   });
 
   it('learns each class’s confidence from the decisions, within the band, and shows ADMIN the figures', async () => {

@@ -19,6 +19,8 @@ import {
   type MatchInput,
   prepareRecord,
   scoreCandidatePairs,
+  UNCERTAIN_CLASSES,
+  type UncertainClass,
 } from '@nrad/matching';
 import { dedupeFebrl, type FebrlRecord, linkageDataDir, loadFebrl, scoreAsService } from '../src/eval/febrl.ts';
 import { generateHeldout, HELDOUT_KINDS, type HeldoutRecord, largeClusters } from '../src/eval/heldout.ts';
@@ -180,27 +182,30 @@ const zoneSets: Array<[string, () => ReadonlyArray<MatchInput & { entity: string
   ['held-out largeClusters (10,000)', () => largeClusters({ records: 10_000, largest: 20, seed: 3 })],
 ];
 const zones = zoneSets.map(([name, load]) => [name, zoneFigures(load())] as const);
+const CLASS_LABEL: Record<UncertainClass, string> = {
+  partialName: 'partial name ≥ review',
+  loneWord: 'one word against another',
+  unconfirmedDob: 'no date of birth confirms',
+};
 const share = (c: { pairs: number; truePairs: number }) =>
   c.pairs === 0 ? '–' : `${c.pairs} / ${f3(c.truePairs / c.pairs)}`;
 lines.push(
   '',
   `The three zones as the service scores (whole names, fixed weights; auto ≥ ${DEFAULT_THRESHOLD}, review from ${DEFAULT_REVIEW_THRESHOLD} and every uncertain pair from there):`,
-  '    set                               reachable   auto precision / recall   auto + review recall (of reachable)   partial name ≥ review: pairs / true   one word against another: pairs / true',
+  `    set                               reachable   auto precision / recall   auto + review recall (of reachable)${UNCERTAIN_CLASSES.map((c) => `   ${`${CLASS_LABEL[c]}: pairs / true`.padStart(34)}`).join('')}`,
   ...zones.map(([name, z]) => {
     const autoP = z.auto.pairs ? f3(z.auto.truePairs / z.auto.pairs) : '–';
-    return `    ${name.padEnd(34)}${f3(z.reachable / z.truePairs).padStart(9)}   ${`${autoP} / ${f3(z.auto.truePairs / z.truePairs)}`.padStart(23)}   ${f3((z.auto.truePairs + z.review.truePairs) / z.reachable).padStart(35)}   ${share(z.classes.partialName).padStart(35)}   ${share(z.classes.loneWord).padStart(38)}`;
+    return `    ${name.padEnd(34)}${f3(z.reachable / z.truePairs).padStart(9)}   ${`${autoP} / ${f3(z.auto.truePairs / z.truePairs)}`.padStart(23)}   ${f3((z.auto.truePairs + z.review.truePairs) / z.reachable).padStart(35)}${UNCERTAIN_CLASSES.map((c) => `   ${share(z.classes[c]).padStart(34)}`).join('')}`;
   }),
-  `  median share true (REVIEW_CLASS_PRIOR): partial name ${f3(
-    medianShare(
-      zones.map(([, z]) => z),
-      'partialName',
-    ) ?? Number.NaN,
-  )}, one word against another ${f3(
-    medianShare(
-      zones.map(([, z]) => z),
-      'loneWord',
-    ) ?? Number.NaN,
-  )}`,
+  `  median share true (REVIEW_CLASS_PRIOR): ${UNCERTAIN_CLASSES.map(
+    (c) =>
+      `${CLASS_LABEL[c]} ${f3(
+        medianShare(
+          zones.map(([, z]) => z),
+          c,
+        ) ?? Number.NaN,
+      )}`,
+  ).join(', ')}`,
 );
 // Leave one set out (Deliver 3): each set's calibration fitted on the others, judged on it.
 const heldOut = leaveOneSetOut(zones.map(([name, z]) => ({ name, points: z.points, priorBits: z.priorBits })));

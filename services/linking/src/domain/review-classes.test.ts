@@ -28,8 +28,13 @@ describe('calibrateClasses (issue 36: calibration from labels)', () => {
     expect(classes.map((c) => [c.uncertain, c.estimate, c.ceiling])).toEqual([
       ['partialName', REVIEW_CLASS_PRIOR.partialName, 79.99],
       ['loneWord', REVIEW_CLASS_PRIOR.loneWord, REVIEW_CLASS_PRIOR.loneWord],
+      ['unconfirmedDob', REVIEW_CLASS_PRIOR.unconfirmedDob, 79.99],
     ]);
-    expect(reviewCeilings(classes)).toEqual({ partialName: 79.99, loneWord: REVIEW_CLASS_PRIOR.loneWord });
+    expect(reviewCeilings(classes)).toEqual({
+      partialName: 79.99,
+      loneWord: REVIEW_CLASS_PRIOR.loneWord,
+      unconfirmedDob: 79.99,
+    });
   });
 
   it('moves a class by its own decisions only (open pairs and pairs of no class count for nothing)', () => {

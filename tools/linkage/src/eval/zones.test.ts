@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { generateHeldout } from './heldout.ts';
+import { generateHeldout, HELDOUT_KINDS } from './heldout.ts';
 import { fitCalibration } from './metrics.ts';
 import { leaveOneSetOut, medianShare, type ZoneFigures, zoneFigures } from './zones.ts';
 
@@ -7,8 +7,8 @@ describe('the three zones as the service scores (issue 36)', () => {
   it('puts the clusters set’s partial names in review, mostly true, and review adds recall at a cost', () => {
     const f = zoneFigures(generateHeldout('clusters'));
     expect(f.reachable).toBeLessThanOrEqual(f.truePairs);
-    // Figures of 2026-11-27 (ADR 0022): auto precision 0.993, recall of reachable pairs with review from 50: 0.964.
-    expect(f.auto.truePairs / f.auto.pairs).toBeGreaterThan(0.98);
+    // Figures of 2026-11-27 (ADR 0022): auto precision 1.000, recall of reachable pairs with review from 50: 0.964.
+    expect(f.auto.truePairs / f.auto.pairs).toBeGreaterThan(0.99);
     const autoRecall = f.auto.truePairs / f.reachable;
     const withReview = (f.auto.truePairs + f.review.truePairs) / f.reachable;
     expect(withReview).toBeGreaterThan(autoRecall + 0.15);
@@ -17,6 +17,17 @@ describe('the three zones as the service scores (issue 36)', () => {
     expect(f.classes.partialName.truePairs / f.classes.partialName.pairs).toBeGreaterThan(0.9);
     // Twins: one word against another is mostly two people here.
     expect(f.classes.loneWord.truePairs / f.classes.loneWord.pairs).toBeLessThan(0.5);
+  });
+
+  it('auto-links at 80 with precision ≥ 0.99 on every held-out set: namesakes and one-word names go to review', () => {
+    for (const kind of HELDOUT_KINDS) {
+      const f = zoneFigures(generateHeldout(kind));
+      // Figures of 2026-11-27: 0.997 (typos), 1.000 (oneWord, clusters); 0.975–0.996 before unconfirmedDob.
+      expect(f.auto.truePairs / f.auto.pairs, kind).toBeGreaterThanOrEqual(0.99);
+      // The names agreeing without a date of birth that confirms them are in review, and some are true.
+      expect(f.classes.unconfirmedDob.pairs, kind).toBeGreaterThan(10);
+      expect(f.classes.unconfirmedDob.truePairs, kind).toBeGreaterThan(0);
+    }
   });
 
   it('takes the median of the sets’ shares, leaving out a set without such pairs', () => {
