@@ -354,6 +354,27 @@ describe('review: the uncertain classes (issue 36, partial names and one word ag
     expect(scorePair(...apart, withClass)).toEqual(scorePair(...apart, service));
   });
 
+  it('sends two established names one letter apart to review (Lena and Lea), but not a slip of the pen', () => {
+    // 1,000 named records: Lena and Lea on 20 each, Lnea (a typo) on one.
+    const names = [
+      ...Array.from({ length: 20 }, () => 'Lena Vidal'),
+      ...Array.from({ length: 20 }, () => 'Lea Vidal'),
+      'Lnea Vidal',
+      ...Array.from({ length: 959 }, (_, k) => `Person${k} Other${k}`),
+    ];
+    const frequencies = nameFrequencies(names.map((n) => prepareRecord({ id: n, suspectName: n }).name));
+    const options = { ...service, frequencies };
+    const lena = rec({ suspectName: 'Lena Vidal', ...day });
+    const twin = scorePair(lena, other({ suspectName: 'Lea Vidal', ...day }), options);
+    expect(twin.uncertain).toBe('loneWord');
+    expect(twin.confidence).toBe(55);
+    const typo = scorePair(lena, other({ suspectName: 'Lnea Vidal', ...day }), options);
+    expect(typo.uncertain).toBeUndefined();
+    expect(isMatch(typo)).toBe(true);
+    // Without frequencies nothing is known to be a name: weighed as a typo.
+    expect(scorePair(lena, other({ suspectName: 'Lea Vidal', ...day }), service).uncertain).toBeUndefined();
+  });
+
   it('leaves out a class it is not given: its pairs weigh as without the option', () => {
     const alone = rec({ suspectName: 'Fairweather', ...day });
     const full = other({ suspectName: 'Ignatius Fairweather', ...day });

@@ -130,16 +130,18 @@ export const DEFAULT_REVIEW_THRESHOLD = 50;
 /**
  * The share of each uncertain class's pairs that are the same person (in %), before any decision
  * is known: the median over FEBRL 1–3 and the held-out sets of the share true among the class's
- * pairs that score 50 or more as the service scores them (tools/linkage/bin/linkage-eval.ts).
- * Partial names: 89–100% true (median 97.7); one word against another: 0.3% (twins, the typos
- * set) to 100% (FEBRL's replaced given names), median 52.1; names agreeing without a date of
- * birth that confirms them: 61–100% (median 86.0) — which is why only each deployment's own
- * decisions can tell (ScoreOptions.review; the linking service's review-classes.ts).
+ * pairs that score 50 or more as the service scores them (tools/linkage/bin/linkage-eval.ts,
+ * 2026-11-27). Partial names: 25% (4 pairs, duplicates30) to 100%, median 97.7; one word against
+ * another: 0% (twins, duplicates1) to 100% (FEBRL 1's replaced given names), median 49.8 (under
+ * the review threshold's default: the service keeps a class at REVIEW_THRESHOLD at least); names
+ * agreeing without a date of birth that confirms them: 0% to 100%, median 66.7 — which is why only
+ * each deployment's own decisions can tell (ScoreOptions.review; the linking service's
+ * review-classes.ts).
  */
 export const REVIEW_CLASS_PRIOR: Readonly<Record<UncertainClass, number>> = {
   partialName: 97.7,
-  loneWord: 52.1,
-  unconfirmedDob: 86.0,
+  loneWord: 49.8,
+  unconfirmedDob: 66.7,
 };
 
 export interface PrepareOptions {
@@ -333,7 +335,7 @@ function nameScore(
   const disagrees = c.conflicts > 0;
   let uncertain: UncertainClass | undefined;
   const lone = c.conflicts > 0 && c.pairs.length === 1;
-  if (agrees && lone && review?.loneWord !== undefined) uncertain = 'loneWord';
+  if (agrees && (lone || lookAlikeNames(c, frequencies)) && review?.loneWord !== undefined) uncertain = 'loneWord';
   else if (agrees && wholeNames && !wholeNameAgreement(a, b, c)) {
     if (!lone && review?.partialName !== undefined) uncertain = 'partialName';
     else {
@@ -358,6 +360,28 @@ function nameScore(
     },
     comparison: c,
   };
+}
+
+/** Fewest records a word must be on to count as a name in its own right (lookAlikeNames). */
+const LOOK_ALIKE_MIN_RECORDS = 5;
+
+/** Levels at which two different words may be one written wrongly (lookAlikeNames). */
+const LOOK_ALIKE_LEVELS: ReadonlySet<string> = new Set(['typo', 'phonetic', 'similar', 'scrambled']);
+
+/**
+ * Whether two words the comparison aligned as one written wrongly (a typo, a sound-alike, a
+ * look-alike) are both names in their own right: each on at least RARE_WORD_SHARE of the named
+ * records (Lena and Lea, Charles and Charlotte, Schmidt and Schmitt). A slip of the pen makes a
+ * word nobody else has; two established names one letter apart are as often two people — twins,
+ * siblings — as one written wrongly (issue 36: with 1% of records a duplicate, such pairs were
+ * the false links left at 80). Without name-word frequencies nothing is known to be a name.
+ */
+function lookAlikeNames(c: NameComparison, frequencies: NameFrequencies | undefined): boolean {
+  if (!frequencies) return false;
+  // In a small set one record is already RARE_WORD_SHARE: a name also needs LOOK_ALIKE_MIN_RECORDS
+  // records (a word no record has is given the share of one: frequenciesFromCounts).
+  const least = Math.max(RARE_WORD_SHARE, LOOK_ALIKE_MIN_RECORDS * frequencies(''));
+  return c.pairs.some((p) => LOOK_ALIKE_LEVELS.has(p.level) && frequencies(p.a) >= least && frequencies(p.b) >= least);
 }
 
 /** The explanation's note on a pair capped by ScoreOptions.wholeNames. */

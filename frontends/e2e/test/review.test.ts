@@ -153,8 +153,8 @@ describe('Review', () => {
       'One name word agrees, another disagrees (twins?)',
       '1',
       '0',
-      '52.1%',
-      '49.6%',
+      '49.8%',
+      '47.4%',
     ]);
     expect(
       await adminPage

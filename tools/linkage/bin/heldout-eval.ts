@@ -42,6 +42,10 @@ const DESCRIPTIONS: Record<HeldoutKind, string> = {
   typos: '9,000 people, 1,000 written twice with 1–3 errors; ~3% twins (same surname and DOB)',
   oneWord: '2,000 people, 1,000 written twice; ~40% of records lack the given name or the surname',
   clusters: '500 people with 1–7 records each, every record 0–2 errors (swapped or missing parts too)',
+  nicknames: '4,000 people, 1,000 written twice; 600 of them with a given name that has a short form, 80% writing it',
+  replaced: '4,000 people, 1,000 written twice; 80% with the surname or the given name replaced by another',
+  duplicates1: '9,900 people, 100 written twice with 1–3 errors (1% duplicates); ~3% twins',
+  duplicates30: '7,000 people, 3,000 written twice with 1–3 errors (30% duplicates); ~3% twins',
 };
 
 // --- How two records differ (for the examples) ---

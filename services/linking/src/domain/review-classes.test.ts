@@ -27,13 +27,14 @@ describe('calibrateClasses (issue 36: calibration from labels)', () => {
     const classes = calibrateClasses([], band);
     expect(classes.map((c) => [c.uncertain, c.estimate, c.ceiling])).toEqual([
       ['partialName', REVIEW_CLASS_PRIOR.partialName, 79.99],
-      ['loneWord', REVIEW_CLASS_PRIOR.loneWord, REVIEW_CLASS_PRIOR.loneWord],
-      ['unconfirmedDob', REVIEW_CLASS_PRIOR.unconfirmedDob, 79.99],
+      // The median share true of one word against another is under 50: kept at the band's lower edge.
+      ['loneWord', REVIEW_CLASS_PRIOR.loneWord, Math.max(50, REVIEW_CLASS_PRIOR.loneWord)],
+      ['unconfirmedDob', REVIEW_CLASS_PRIOR.unconfirmedDob, REVIEW_CLASS_PRIOR.unconfirmedDob],
     ]);
     expect(reviewCeilings(classes)).toEqual({
       partialName: 79.99,
-      loneWord: REVIEW_CLASS_PRIOR.loneWord,
-      unconfirmedDob: 79.99,
+      loneWord: Math.max(50, REVIEW_CLASS_PRIOR.loneWord),
+      unconfirmedDob: REVIEW_CLASS_PRIOR.unconfirmedDob,
     });
   });
 

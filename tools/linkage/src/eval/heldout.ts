@@ -17,6 +17,14 @@
  *   corruption of the person's values (0–2 errors: the errors above, the given name and surname
  *   swapped between the fields, a missing name part, a missing date of birth); about 3% of the
  *   people are twins of another.
+ * - `nicknames` (5,000 records, 1,000 duplicates): as `typos`, but 600 of the duplicates are of
+ *   people whose given name has a short form or pet name (William → Bill, Margarete → Grete,
+ *   Francisco → Paco, Giuseppe → Beppe: NICKNAMES), and 80% of those write it.
+ * - `replaced` (5,000 records, 1,000 duplicates): a duplicate has a name word replaced by another
+ *   — the surname (50%: a married or a maiden name) or the given name (30%: a second given name
+ *   used) — with 0–1 errors besides; the other 20% carry the usual errors.
+ * - `duplicates1` and `duplicates30` (10,000 records each): as `typos` with 1% and 30% of the
+ *   records a duplicate (`typos` has 10%).
  *
  * dedupeHeldout scores a set as dedupeFebrl does a FEBRL file (link-csv without --right);
  * baselineRule is the plain rule to compare with.
@@ -49,8 +57,16 @@ export interface HeldoutRecord extends MatchInput {
   readonly suspectDob: string;
 }
 
-export type HeldoutKind = 'typos' | 'oneWord' | 'clusters';
-export const HELDOUT_KINDS: readonly HeldoutKind[] = ['typos', 'oneWord', 'clusters'];
+export type HeldoutKind = 'typos' | 'oneWord' | 'clusters' | 'nicknames' | 'replaced' | 'duplicates1' | 'duplicates30';
+export const HELDOUT_KINDS: readonly HeldoutKind[] = [
+  'typos',
+  'oneWord',
+  'clusters',
+  'nicknames',
+  'replaced',
+  'duplicates1',
+  'duplicates30',
+];
 
 // --- Name lists (written for this file; most common first is not implied: ranks are drawn per seed) ---
 
@@ -233,9 +249,12 @@ class People {
   givenName(female: boolean): string {
     return (female ? this.female : this.male).draw(this.random);
   }
+  surname(): string {
+    return this.surnames.draw(this.random);
+  }
   person(): Person {
     const female = this.random.chance(0.5);
-    return { female, givenName: this.givenName(female), surname: this.surnames.draw(this.random), dob: this.dob() };
+    return { female, givenName: this.givenName(female), surname: this.surname(), dob: this.dob() };
   }
   /** A twin (or sibling of the same date of birth) of `other`: same surname and date, another given name. */
   twinOf(other: Person): Person {
@@ -433,20 +452,28 @@ const NAME_AND_DOB_ERRORS: readonly ErrorKind[] = ['given', 'surname', 'dob'];
 /** Duplicates' error counts: weights of 0, 1, 2 and 3 errors. */
 const DUPLICATE_ERROR_COUNTS = [0, 0.55, 0.35, 0.1];
 
-function typos(random: Random): HeldoutRecord[] {
+/** A person's values as written without error. */
+const truthOf = (p: Person): Values => ({ givenName: p.givenName, surname: p.surname, dob: p.dob });
+
+/**
+ * `records` records of which `duplicateShare` are a second record of someone (1–3 errors: a typo
+ * in a name, a corrupted date of birth), the rest one record each; ids `<prefix><person>-org|dup`.
+ */
+function typosAt(random: Random, records: number, duplicateShare: number, prefix: string): HeldoutRecord[] {
   const people = new People(random);
-  const persons = population(random, people, 9000, TWIN_SHARE);
-  const drafts: Draft[] = persons.map((p, k) => ({
-    entity: k,
-    tag: 'org',
-    values: { givenName: p.givenName, surname: p.surname, dob: p.dob },
-  }));
-  for (const k of random.shuffle(persons.map((_, k) => k)).slice(0, 1000)) {
+  const duplicates = Math.round(records * duplicateShare);
+  const persons = population(random, people, records - duplicates, TWIN_SHARE);
+  const drafts: Draft[] = persons.map((p, k) => ({ entity: k, tag: 'org', values: truthOf(p) }));
+  for (const k of random.shuffle(persons.map((_, k) => k)).slice(0, duplicates)) {
     const errors = duplicateErrors(random, NAME_AND_DOB_ERRORS, DUPLICATE_ERROR_COUNTS);
     drafts.push({ entity: k, tag: 'dup', values: corrupt(random, persons[k]!, errors) });
   }
-  return finish(random, 't', drafts);
+  return finish(random, prefix, drafts);
 }
+
+const typos = (random: Random) => typosAt(random, 10_000, 0.1, 't');
+const duplicates1 = (random: Random) => typosAt(random, 10_000, 0.01, 'd');
+const duplicates30 = (random: Random) => typosAt(random, 10_000, 0.3, 'D');
 
 /**
  * The name parts kept on an original and its duplicate: both on both (45%); both, then one (20%);
@@ -497,6 +524,145 @@ function oneWord(random: Random): HeldoutRecord[] {
   return finish(random, 'w', drafts);
 }
 
+// --- Nicknames, replaced name words, duplicate rates ---
+
+/**
+ * Short forms and pet names of given names in the lists above, as a record might carry them (the
+ * common ones of each language; written for this file). A duplicate of `nicknames` writes one.
+ */
+const NICKNAMES: Readonly<Record<string, readonly string[]>> = {
+  // English
+  William: ['Bill', 'Will', 'Billy'],
+  Robert: ['Bob', 'Rob', 'Bobby'],
+  Richard: ['Dick', 'Rick', 'Richie'],
+  James: ['Jim', 'Jimmy', 'Jamie'],
+  John: ['Jack', 'Johnny'],
+  Joseph: ['Joe', 'Joey'],
+  Charles: ['Charlie', 'Chuck'],
+  Christopher: ['Chris', 'Kit'],
+  Daniel: ['Dan', 'Danny'],
+  Matthew: ['Matt'],
+  Anthony: ['Tony'],
+  Steven: ['Steve'],
+  Andrew: ['Andy', 'Drew'],
+  Kenneth: ['Ken', 'Kenny'],
+  Edward: ['Ed', 'Ted', 'Eddie'],
+  Ronald: ['Ron', 'Ronnie'],
+  Timothy: ['Tim'],
+  Jeffrey: ['Jeff'],
+  David: ['Dave'],
+  Margaret: ['Maggie', 'Peggy', 'Meg'],
+  Elizabeth: ['Liz', 'Beth', 'Betty'],
+  Catherine: ['Kate', 'Cathy'],
+  Victoria: ['Vicky'],
+  Rebecca: ['Becky'],
+  Jessica: ['Jess'],
+  Abigail: ['Abby'],
+  Patricia: ['Pat', 'Patty', 'Trish'],
+  Barbara: ['Barb'],
+  Dorothy: ['Dot', 'Dottie'],
+  Deborah: ['Debbie'],
+  Pamela: ['Pam'],
+  Eleanor: ['Ellie', 'Nell'],
+  Harriet: ['Hattie'],
+  Charlotte: ['Lottie'],
+  // German
+  Johannes: ['Hans', 'Jan'],
+  Friedrich: ['Fritz'],
+  Wilhelm: ['Willi'],
+  Heinrich: ['Heinz'],
+  Katharina: ['Käthe', 'Kathi'],
+  Margarete: ['Grete'],
+  Maximilian: ['Max'],
+  Sebastian: ['Basti'],
+  // Dutch
+  Cornelis: ['Kees'],
+  Hendrik: ['Henk'],
+  Willem: ['Wim'],
+  Wilhelmina: ['Mien'],
+  Geertruida: ['Truus'],
+  Hendrika: ['Riek'],
+  // Spanish
+  José: ['Pepe'],
+  Francisco: ['Paco', 'Pancho'],
+  Manuel: ['Manolo'],
+  Concepción: ['Concha'],
+  Dolores: ['Lola'],
+  Jesús: ['Chucho'],
+  Ignacio: ['Nacho'],
+  // Italian
+  Giuseppe: ['Beppe', 'Peppe'],
+  Giovanni: ['Gianni'],
+  Francesco: ['Franco'],
+  Salvatore: ['Totò'],
+  Vincenzo: ['Enzo'],
+  Alessandro: ['Sandro'],
+  Antonella: ['Nella'],
+};
+
+/**
+ * 4,000 people, 1,000 of them written twice: 600 of those whose given name has a short form
+ * (NICKNAMES) and 400 others. A duplicate of someone with a short form writes it (80%) with 0–2
+ * errors in the surname or the date of birth besides; any other duplicate carries the usual 1–3
+ * errors (as `typos`).
+ */
+function nicknames(random: Random): HeldoutRecord[] {
+  const people = new People(random);
+  const persons = population(random, people, 4000, TWIN_SHARE);
+  const drafts: Draft[] = persons.map((p, k) => ({ entity: k, tag: 'org', values: truthOf(p) }));
+  const order = random.shuffle(persons.map((_, k) => k));
+  const named = order.filter((k) => NICKNAMES[persons[k]!.givenName] !== undefined);
+  const chosen = new Set(named.slice(0, 600));
+  for (const k of order) if (chosen.size < 1000) chosen.add(k);
+  for (const k of chosen) {
+    const p = persons[k]!;
+    const short = NICKNAMES[p.givenName];
+    if (short && random.chance(0.8)) {
+      // The nickname, and 0–2 errors in the surname or the date of birth besides.
+      const errors = duplicateErrors(random, ['surname', 'dob'], [0.6, 0.3, 0.1]);
+      const values = corrupt(random, p, errors);
+      drafts.push({ entity: k, tag: 'dup', values: { ...values, givenName: random.pick(short) } });
+    } else {
+      const errors = duplicateErrors(random, NAME_AND_DOB_ERRORS, DUPLICATE_ERROR_COUNTS);
+      drafts.push({ entity: k, tag: 'dup', values: corrupt(random, p, errors) });
+    }
+  }
+  return finish(random, 'n', drafts);
+}
+
+/**
+ * Which name word a duplicate of `replaced` replaces: the surname (a married or a maiden name),
+ * the given name (a second given name used), or none (the usual errors only).
+ */
+const REPLACED_WORDS = [0.5, 0.3, 0.2];
+
+function replaced(random: Random): HeldoutRecord[] {
+  const people = new People(random);
+  const persons = population(random, people, 4000, TWIN_SHARE);
+  const drafts: Draft[] = persons.map((p, k) => ({ entity: k, tag: 'org', values: truthOf(p) }));
+  for (const k of random.shuffle(persons.map((_, k) => k)).slice(0, 1000)) {
+    const p = persons[k]!;
+    const which = random.weighted(REPLACED_WORDS);
+    if (which === 2) {
+      const errors = duplicateErrors(random, NAME_AND_DOB_ERRORS, DUPLICATE_ERROR_COUNTS);
+      drafts.push({ entity: k, tag: 'dup', values: corrupt(random, p, errors) });
+      continue;
+    }
+    // The replacement, and 0–1 errors in the other name word or the date of birth besides.
+    const other: ErrorKind = which === 0 ? 'given' : 'surname';
+    const values = corrupt(random, p, duplicateErrors(random, [other, 'dob'], [0.6, 0.4]));
+    const another = (current: string, draw: () => string) => {
+      let word = draw();
+      while (word.toLowerCase() === current.toLowerCase()) word = draw();
+      return word;
+    };
+    if (which === 0) values.surname = another(p.surname, () => people.surname());
+    else values.givenName = another(p.givenName, () => people.givenName(p.female));
+    drafts.push({ entity: k, tag: 'dup', values });
+  }
+  return finish(random, 'r', drafts);
+}
+
 /** Weights of 1…7 records per person. */
 const CLUSTER_SIZES = [0.28, 0.24, 0.16, 0.11, 0.09, 0.06, 0.06];
 const CLUSTER_ERRORS: readonly ErrorKind[] = ['given', 'surname', 'dob', 'swap', 'missingName', 'missingDob'];
@@ -517,7 +683,15 @@ function clusters(random: Random): HeldoutRecord[] {
   return finish(random, 'c', drafts);
 }
 
-const GENERATORS: Record<HeldoutKind, (random: Random) => HeldoutRecord[]> = { typos, oneWord, clusters };
+const GENERATORS: Record<HeldoutKind, (random: Random) => HeldoutRecord[]> = {
+  typos,
+  oneWord,
+  clusters,
+  nicknames,
+  replaced,
+  duplicates1,
+  duplicates30,
+};
 
 /** What largeClusters makes: how many records, the largest group, the seed. */
 export interface LargeClustersOptions {

@@ -19,15 +19,19 @@ describe('the three zones as the service scores (issue 36)', () => {
     expect(f.classes.loneWord.truePairs / f.classes.loneWord.pairs).toBeLessThan(0.5);
   });
 
-  it('auto-links at 80 with precision ≥ 0.99 on every held-out set: namesakes and one-word names go to review', () => {
+  it('auto-links at 80 with precision ≥ 0.99 on every held-out set: namesakes, look-alike names and one-word names go to review', () => {
+    let namesakes = 0;
+    let trueNamesakes = 0;
     for (const kind of HELDOUT_KINDS) {
       const f = zoneFigures(generateHeldout(kind));
-      // Figures of 2026-11-27: 0.997 (typos), 1.000 (oneWord, clusters); 0.975–0.996 before unconfirmedDob.
+      // Figures of 2026-11-27: 0.998–1.000; 0.970–0.996 before unconfirmedDob and look-alike names.
       expect(f.auto.truePairs / f.auto.pairs, kind).toBeGreaterThanOrEqual(0.99);
-      // The names agreeing without a date of birth that confirms them are in review, and some are true.
-      expect(f.classes.unconfirmedDob.pairs, kind).toBeGreaterThan(10);
-      expect(f.classes.unconfirmedDob.truePairs, kind).toBeGreaterThan(0);
+      namesakes += f.classes.unconfirmedDob.pairs;
+      trueNamesakes += f.classes.unconfirmedDob.truePairs;
     }
+    // The names agreeing without a date of birth that confirms them are in review, many of them true.
+    expect(namesakes).toBeGreaterThan(500);
+    expect(trueNamesakes / namesakes).toBeGreaterThan(0.5);
   });
 
   it('takes the median of the sets’ shares, leaving out a set without such pairs', () => {
