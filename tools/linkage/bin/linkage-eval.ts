@@ -181,6 +181,13 @@ const zoneSets: Array<[string, () => ReadonlyArray<MatchInput & { entity: string
   ...HELDOUT_KINDS.map((kind): [string, () => HeldoutRecord[]] => [`held-out ${kind}`, () => generateHeldout(kind)]),
   ['held-out largeClusters (10,000)', () => largeClusters({ records: 10_000, largest: 20, seed: 3 })],
 ];
+// FEBRL 4, the evaluation pair, as the service links it: 4a one agency's records, 4b another's
+// (only pairs across them are candidates). Shown, never part of the medians the priors are.
+const febrl4 = ['dataset4a.csv', 'dataset4b.csv'].map((name) => path.join(dir, name));
+const EVALUATION = 'FEBRL 4 (4a, 4b two agencies)';
+if (febrl4.every((file) => existsSync(file))) {
+  zoneSets.push([EVALUATION, () => [...loadFebrl(febrl4[0]!, 'A'), ...loadFebrl(febrl4[1]!, 'B')]]);
+}
 const zones = zoneSets.map(([name, load]) => [name, zoneFigures(load())] as const);
 const CLASS_LABEL: Record<UncertainClass, string> = {
   partialName: 'partial name ≥ review',
@@ -197,11 +204,11 @@ lines.push(
     const autoP = z.auto.pairs ? f3(z.auto.truePairs / z.auto.pairs) : '–';
     return `    ${name.padEnd(34)}${f3(z.reachable / z.truePairs).padStart(9)}   ${`${autoP} / ${f3(z.auto.truePairs / z.truePairs)}`.padStart(23)}   ${f3((z.auto.truePairs + z.review.truePairs) / z.reachable).padStart(35)}${UNCERTAIN_CLASSES.map((c) => `   ${share(z.classes[c]).padStart(34)}`).join('')}`;
   }),
-  `  median share true (REVIEW_CLASS_PRIOR): ${UNCERTAIN_CLASSES.map(
+  `  median share true (REVIEW_CLASS_PRIOR; FEBRL 4 left out): ${UNCERTAIN_CLASSES.map(
     (c) =>
       `${CLASS_LABEL[c]} ${f3(
         medianShare(
-          zones.map(([, z]) => z),
+          zones.filter(([name]) => name !== EVALUATION).map(([, z]) => z),
           c,
         ) ?? Number.NaN,
       )}`,
