@@ -436,7 +436,8 @@ export function nameFrequencies(names: Iterable<PreparedName>): NameFrequencies 
  * Name-word frequencies from counts kept elsewhere (a service's index): `count(word)` = how many
  * named records have the word (PreparedName.tokens), `total` = how many records have a name.
  * Undefined under MIN_FREQUENCY_RECORDS records. `count` is called during scoring, so it should
- * answer from memory.
+ * answer from memory. A word no record has ('' for one) gets the share of one record, 1 / total:
+ * the smallest share there is (the scorer's lookAlikeNames reads it so).
  */
 export function frequenciesFromCounts(count: (word: string) => number, total: number): NameFrequencies | undefined {
   if (!(total >= MIN_FREQUENCY_RECORDS)) return undefined;

@@ -368,6 +368,7 @@ describe('review: the uncertain classes (issue 36, partial names and one word ag
     const twin = scorePair(lena, other({ suspectName: 'Lea Vidal', ...day }), options);
     expect(twin.uncertain).toBe('loneWord');
     expect(twin.confidence).toBe(55);
+    expect(field(twin, 'suspectName').detail).toContain('lena and lea are two names, each common here');
     const typo = scorePair(lena, other({ suspectName: 'Lnea Vidal', ...day }), options);
     expect(typo.uncertain).toBeUndefined();
     expect(isMatch(typo)).toBe(true);

@@ -24,6 +24,7 @@ import {
   type DobComparison,
   type NameComparison,
   type NameFrequencies,
+  type NamePair,
 } from './compare.ts';
 import {
   type DayMonthOrder,
@@ -335,7 +336,9 @@ function nameScore(
   const disagrees = c.conflicts > 0;
   let uncertain: UncertainClass | undefined;
   const lone = c.conflicts > 0 && c.pairs.length === 1;
-  if (agrees && (lone || lookAlikeNames(c, frequencies)) && review?.loneWord !== undefined) uncertain = 'loneWord';
+  const alike = agrees && review?.loneWord !== undefined && !lone ? lookAlikeNames(c, frequencies) : undefined;
+  if (alike) parts.push(`${alike.a} and ${alike.b} are two names, each common here`);
+  if (agrees && (lone || alike) && review?.loneWord !== undefined) uncertain = 'loneWord';
   else if (agrees && wholeNames && !wholeNameAgreement(a, b, c)) {
     if (!lone && review?.partialName !== undefined) uncertain = 'partialName';
     else {
@@ -369,19 +372,19 @@ const LOOK_ALIKE_MIN_RECORDS = 5;
 const LOOK_ALIKE_LEVELS: ReadonlySet<string> = new Set(['typo', 'phonetic', 'similar', 'scrambled']);
 
 /**
- * Whether two words the comparison aligned as one written wrongly (a typo, a sound-alike, a
- * look-alike) are both names in their own right: each on at least RARE_WORD_SHARE of the named
- * records (Lena and Lea, Charles and Charlotte, Schmidt and Schmitt). A slip of the pen makes a
- * word nobody else has; two established names one letter apart are as often two people — twins,
+ * The first pair of words the comparison aligned as one written wrongly (a typo, a sound-alike, a
+ * look-alike) that are both names in their own right: each on at least RARE_WORD_SHARE of the
+ * named records (Lena and Lea, Charles and Charlotte, Schmidt and Schmitt). A slip of the pen makes
+ * a word nobody else has; two established names one letter apart are as often two people — twins,
  * siblings — as one written wrongly (issue 36: with 1% of records a duplicate, such pairs were
  * the false links left at 80). Without name-word frequencies nothing is known to be a name.
  */
-function lookAlikeNames(c: NameComparison, frequencies: NameFrequencies | undefined): boolean {
-  if (!frequencies) return false;
+function lookAlikeNames(c: NameComparison, frequencies: NameFrequencies | undefined): NamePair | undefined {
+  if (!frequencies) return undefined;
   // In a small set one record is already RARE_WORD_SHARE: a name also needs LOOK_ALIKE_MIN_RECORDS
-  // records (a word no record has is given the share of one: frequenciesFromCounts).
+  // records (a word no record has is given the share of one record: frequenciesFromCounts).
   const least = Math.max(RARE_WORD_SHARE, LOOK_ALIKE_MIN_RECORDS * frequencies(''));
-  return c.pairs.some((p) => LOOK_ALIKE_LEVELS.has(p.level) && frequencies(p.a) >= least && frequencies(p.b) >= least);
+  return c.pairs.find((p) => LOOK_ALIKE_LEVELS.has(p.level) && frequencies(p.a) >= least && frequencies(p.b) >= least);
 }
 
 /** The explanation's note on a pair capped by ScoreOptions.wholeNames. */
