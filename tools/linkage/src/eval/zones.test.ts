@@ -32,7 +32,7 @@ describe('the three zones as the service scores (issue 36)', () => {
     // The names agreeing without a date of birth that confirms them are in review, many of them true.
     expect(namesakes).toBeGreaterThan(500);
     expect(trueNamesakes / namesakes).toBeGreaterThan(0.5);
-  }, 120_000);
+  });
 
   it('takes the median of the sets’ shares, leaving out a set without such pairs', () => {
     const of = (pairs: number, truePairs: number) =>
