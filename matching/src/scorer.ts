@@ -336,9 +336,10 @@ function nameScore(
   const disagrees = c.conflicts > 0;
   let uncertain: UncertainClass | undefined;
   const lone = c.conflicts > 0 && c.pairs.length === 1;
-  const alike = agrees && review?.loneWord !== undefined && !lone ? lookAlikeNames(c, frequencies) : undefined;
+  const twinLike = agrees && review?.loneWord !== undefined;
+  const alike = twinLike && !lone ? lookAlikeNames(c, frequencies) : undefined;
   if (alike) parts.push(`${alike.a} and ${alike.b} are two names, each common here`);
-  if (agrees && (lone || alike) && review?.loneWord !== undefined) uncertain = 'loneWord';
+  if (twinLike && (lone || alike)) uncertain = 'loneWord';
   else if (agrees && wholeNames && !wholeNameAgreement(a, b, c)) {
     if (!lone && review?.partialName !== undefined) uncertain = 'partialName';
     else {
@@ -383,8 +384,11 @@ function lookAlikeNames(c: NameComparison, frequencies: NameFrequencies | undefi
   if (!frequencies) return undefined;
   // In a small set one record is already RARE_WORD_SHARE: a name also needs LOOK_ALIKE_MIN_RECORDS
   // records (a word no record has is given the share of one record: frequenciesFromCounts).
+  // Most agreeing names are exact: nothing to look up for them (this runs on every scored pair).
+  const lookAlike = (p: NamePair) => LOOK_ALIKE_LEVELS.has(p.level);
+  if (!c.pairs.some(lookAlike)) return undefined;
   const least = Math.max(RARE_WORD_SHARE, LOOK_ALIKE_MIN_RECORDS * frequencies(''));
-  return c.pairs.find((p) => LOOK_ALIKE_LEVELS.has(p.level) && frequencies(p.a) >= least && frequencies(p.b) >= least);
+  return c.pairs.find((p) => lookAlike(p) && frequencies(p.a) >= least && frequencies(p.b) >= least);
 }
 
 /** The explanation's note on a pair capped by ScoreOptions.wholeNames. */

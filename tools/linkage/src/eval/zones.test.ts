@@ -1,11 +1,22 @@
 import { describe, expect, it } from 'vitest';
-import { generateHeldout, HELDOUT_KINDS } from './heldout.ts';
+import { generateHeldout, HELDOUT_KINDS, type HeldoutKind } from './heldout.ts';
 import { fitCalibration } from './metrics.ts';
 import { leaveOneSetOut, medianShare, type ZoneFigures, zoneFigures } from './zones.ts';
 
+/** Each held-out set's zones, scored once for all the tests below. */
+const figures = new Map<HeldoutKind, ZoneFigures>();
+const zonesOf = (kind: HeldoutKind) => {
+  let f = figures.get(kind);
+  if (!f) {
+    f = zoneFigures(generateHeldout(kind));
+    figures.set(kind, f);
+  }
+  return f;
+};
+
 describe('the three zones as the service scores (issue 36)', () => {
   it('puts the clusters set’s partial names in review, mostly true, and review adds recall at a cost', () => {
-    const f = zoneFigures(generateHeldout('clusters'));
+    const f = zonesOf('clusters');
     expect(f.reachable).toBeLessThanOrEqual(f.truePairs);
     // Figures of 2026-11-27 (ADR 0022): auto precision 1.000, recall of reachable pairs with review from 50: 0.964.
     expect(f.auto.truePairs / f.auto.pairs).toBeGreaterThan(0.99);
@@ -23,7 +34,7 @@ describe('the three zones as the service scores (issue 36)', () => {
     let namesakes = 0;
     let trueNamesakes = 0;
     for (const kind of HELDOUT_KINDS) {
-      const f = zoneFigures(generateHeldout(kind));
+      const f = zonesOf(kind);
       // Figures of 2026-11-27: 0.998–1.000; 0.970–0.996 before unconfirmedDob and look-alike names.
       expect(f.auto.truePairs / f.auto.pairs, kind).toBeGreaterThanOrEqual(0.99);
       namesakes += f.classes.unconfirmedDob.pairs;
@@ -47,7 +58,7 @@ describe('leave one set out (issue 36, Deliver 3)', () => {
   it('fits each set’s calibration on the others only, and reports its calibration error and precision at 80', () => {
     const sets = (['typos', 'oneWord', 'clusters'] as const).map((kind) => ({
       name: kind,
-      ...zoneFigures(generateHeldout(kind)),
+      ...zonesOf(kind),
     }));
     const table = leaveOneSetOut(sets);
     expect(table.map((r) => r.name)).toEqual(['typos', 'oneWord', 'clusters']);
