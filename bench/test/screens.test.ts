@@ -37,8 +37,10 @@ describe('bench:screens', () => {
     expect(seedViaFor(300, 'store')).toBe('store');
   });
 
+  // A whole system and Chromium each: 85 s alone, past 240 s beside the whole suite on a busy 2-core
+  // machine (2026-11-27). The timeout only guards against a hang.
   it('seeds records through the gateway, measures every screen operation in Chromium and reports them', {
-    timeout: 240_000,
+    timeout: 480_000,
   }, async () => {
     const report = await run({ n: 360, iterations: 2, warmup: 0, seed: 3 });
     expect(report.seedVia).toBe('gateway');
@@ -57,7 +59,7 @@ describe('bench:screens', () => {
   });
 
   it('seeds records into the stores before the services start, and the screens read them the same', {
-    timeout: 240_000,
+    timeout: 480_000,
   }, async () => {
     // One run per operation: what this test checks is that the screens read store-seeded records
     // as they read the gateway-seeded ones (the notes), not the figures' spread.
