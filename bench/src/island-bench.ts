@@ -12,7 +12,7 @@
  * system on the same data — the linking service's heap per record with all N records loaded.
  */
 import { performance } from 'node:perf_hooks';
-import { type IngestJob, RECORDS_STREAM } from '@nrad/contracts';
+import { RECORDS_STREAM } from '@nrad/contracts';
 import { connectBus } from '@nrad/service-kit';
 import { type AgencyUser, type RunContext, signInAgencyUsers, sleep, startBenchSystem } from './harness.ts';
 import { Island } from './island.ts';
@@ -21,7 +21,7 @@ import { cells, type Latency, latency, type Machine, machine, table } from './re
 import { NAME_VARIATIONS, Random, recordBody } from './seed.ts';
 import { type SeededAgency, type Seeding, seedRecords, unsignedOwners } from './seeding.ts';
 import { openServiceStores, type ServiceStores, servicesWriter } from './stores.ts';
-import { uploadFile } from './upload-file.ts';
+import { uploadAndWait, uploadFile } from './upload-file.ts';
 
 export interface IslandBenchOptions extends RunContext {
   /** Records in all at the end: seeded, then uploaded. */
@@ -38,7 +38,7 @@ export interface IslandBenchOptions extends RunContext {
 }
 
 /** One look at the linking service's consumer of record events. */
-interface ConsumerSample {
+export interface ConsumerSample {
   /** Since the uploads began (ms). */
   at: number;
   /** The records stream's last sequence number. */
@@ -118,7 +118,10 @@ function agencyFile(
 }
 
 /** The linking service's durable consumer of record events, and the records stream, as they stand. */
-async function consumerSample(bus: Awaited<ReturnType<typeof connectBus>>, since: number): Promise<ConsumerSample> {
+export async function consumerSample(
+  bus: Awaited<ReturnType<typeof connectBus>>,
+  since: number,
+): Promise<ConsumerSample> {
   const [stream, info] = await Promise.all([
     bus.jsm.streams.info(RECORDS_STREAM),
     bus.jsm.consumers.info(RECORDS_STREAM, LINKING_CONSUMER),
@@ -233,30 +236,13 @@ export async function runIslandBench(options: IslandBenchOptions): Promise<Islan
 
     log('Uploading the three files at once (POST /api/records/batch-upload?async=1)...');
     const uploads = Promise.all(
-      files.map(async ({ user, file }) => {
-        const form = new FormData();
-        form.append('file', new Blob([file]), `island-${user.agency}.xlsx`);
-        const accepted = await user.http.call('POST', '/api/records/batch-upload?async=1', form);
-        if (accepted.status !== 202)
-          throw new Error(`the upload answered ${accepted.status}: ${accepted.text.slice(0, 300)}`);
-        const { jobId } = JSON.parse(accepted.text) as { jobId: string };
-        const deadline = performance.now() + (options.waitMs ?? JOB_TIMEOUT_MS);
-        for (;;) {
-          // The ingest service busy reading three files may answer 503 for a moment: asked again.
-          const res = await user.http.call('GET', `/api/ingest/jobs/${jobId}`);
-          if (res.status === 503) {
-            notes.push('a job poll answered 503 (the ingest service busy); asked again');
-            await sleep(500);
-            continue;
-          }
-          if (res.status !== 200) throw new Error(`GET /api/ingest/jobs/${jobId} answered ${res.status}`);
-          const job = JSON.parse(res.text) as IngestJob;
-          if (job.state === 'completed') return job;
-          if (job.state === 'failed') throw new Error(`${user.agency}'s upload failed`);
-          if (performance.now() > deadline) throw new Error(`${user.agency}'s upload did not end in time`);
-          await sleep(500);
-        }
-      }),
+      files.map(({ user, file }) =>
+        uploadAndWait(user, file, {
+          name: `island-${user.agency}.xlsx`,
+          waitMs: options.waitMs ?? JOB_TIMEOUT_MS,
+          onBusy: () => notes.push('a job poll answered 503 (the ingest service busy); asked again'),
+        }),
+      ),
     );
     const jobs = await uploads.catch(async (err: unknown) => {
       running = false;

@@ -248,24 +248,35 @@ describe('auto-linking on records.created', () => {
 });
 
 describe('re-estimating the weights behind a backlog (issue 36)', () => {
-  it('waits while runs of events come full (more are waiting), and re-estimates once a run is short', async () => {
+  it('waits while runs of events come full (more are waiting) unless the index has doubled, and re-estimates once a run is short', async () => {
     const h = await startLinking({ autoLink: false });
     const refresh = vi.spyOn(h.built.deps.matchRate, 'refresh');
-    const event = (k: number) => ({
+    let k = 0;
+    const event = () => ({
       id: crypto.randomUUID(),
       type: 'created' as const,
       time: new Date().toISOString(),
       actor: { userId: bps.userId, name: bps.name, organization: 'BPS' as const },
-      record: caseRecord({ organization: 'BPS', suspectName: `Backlog Person${k}`, createdById: bps.userId }),
+      record: caseRecord({ organization: 'BPS', suspectName: `Backlog Person${k++}`, createdById: bps.userId }),
     });
-    await applyRecordEvents(
-      h.built.deps,
-      Array.from({ length: RECORD_EVENTS_BATCH }, (_, k) => event(k)),
-    );
-    expect(refresh).not.toHaveBeenCalled();
-    await applyRecordEvents(h.built.deps, [event(RECORD_EVENTS_BATCH)]);
+    const run = (length: number) => applyRecordEvents(h.built.deps, Array.from({ length }, event));
+    const settled = async () => {
+      for (const result of refresh.mock.results) await result.value;
+    };
+    // An empty index filled by a backlog: re-estimated at 200 records (twice 100), then at 400.
+    await run(RECORD_EVENTS_BATCH);
     expect(refresh).toHaveBeenCalledTimes(1);
-    expect(h.built.deps.index.size).toBe(RECORD_EVENTS_BATCH + 1); // every event applied all the same
+    await settled();
+    await run(RECORD_EVENTS_BATCH);
+    expect(refresh).toHaveBeenCalledTimes(2);
+    await settled();
+    // 600 records, not yet twice 400: a full run waits.
+    await run(RECORD_EVENTS_BATCH);
+    expect(refresh).toHaveBeenCalledTimes(2);
+    await run(1);
+    expect(refresh).toHaveBeenCalledTimes(3);
+    await settled();
+    expect(h.built.deps.index.size).toBe(3 * RECORD_EVENTS_BATCH + 1); // every event applied all the same
   });
 });
 

@@ -11,7 +11,7 @@ export {
   scoreAsService,
   serviceOptions,
 } from './eval/febrl.ts';
-export { HELDOUT_NAMES } from './eval/heldout.ts';
+export { generateHeldout, HELDOUT_KINDS, HELDOUT_NAMES, type HeldoutKind } from './eval/heldout.ts';
 export {
   bestF1,
   bestRecallAtPrecision,

@@ -193,6 +193,31 @@ describe('MatchRate', () => {
     now += 1;
     expect(rate.due()).toBe(true);
   });
+
+  it('asks for an estimate behind a backlog only once the index has doubled (counting from 100 records)', () => {
+    const index = new MatchIndex();
+    const rate = new MatchRate(index);
+    expect(rate.grown()).toBe(true); // never estimated
+    const loners = clusters(0, 500, 11);
+    const entries = loners.sampleNamed(500);
+    for (const entry of entries.slice(0, 150)) index.put(entry);
+    rate.estimate();
+    expect(rate.grown()).toBe(false);
+    for (const entry of entries.slice(150, 299)) index.put(entry);
+    expect(rate.grown()).toBe(false); // 299 of 300
+    index.put(entries[299]!);
+    expect(rate.grown()).toBe(true);
+    rate.estimate();
+    // Under 100 records at the last estimate: due again at 200, not at twice as few.
+    const small = new MatchIndex();
+    const early = new MatchRate(small);
+    for (const entry of entries.slice(0, 10)) small.put(entry);
+    early.estimate();
+    for (const entry of entries.slice(10, 199)) small.put(entry);
+    expect(early.grown()).toBe(false);
+    small.put(entries[199]!);
+    expect(early.grown()).toBe(true);
+  });
 });
 
 const ORGANIZATIONS: Organization[] = ['BPS', 'FIA', 'CUS'];

@@ -353,6 +353,19 @@ export class MatchRate {
   }
 
   /**
+   * Whether the index has at least doubled since the last estimate (counting from
+   * MIN_MATCH_RATE_CHANGES records): then an estimate is worth making even behind a backlog. A
+   * deployment filled by uploads from empty otherwise scored every record of them with the empty
+   * index's r (1 match a record, the prior of log2 N): on a set with 1% of records a duplicate
+   * that let namesakes link (issue 36, `npm run linkage:service -- --set duplicates1`). Doubling
+   * asks for about log2(N / 100) estimates over a load of N records, so the backlog hardly pays.
+   */
+  grown(): boolean {
+    if (!this.last) return true;
+    return this.index.activeCount() >= 2 * Math.max(this.last.active, MIN_MATCH_RATE_CHANGES);
+  }
+
+  /**
    * When due and none is running, re-estimates r and the weights in slices
    * (estimateMatchRateInSlices) and gives them to the index: the estimate's promise; else undefined.
    */

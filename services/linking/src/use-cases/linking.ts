@@ -152,8 +152,9 @@ export async function applyRecordEvents(deps: LinkingDeps, events: readonly Reco
     }
   }
   // Not behind a backlog (a full run means more events wait): re-estimating meanwhile took over a
-  // third of the service's time during an upload (issue 36), and the weights barely move within one.
-  if (events.length < RECORD_EVENTS_BATCH) refreshMatchRate(deps);
+  // third of the service's time during an upload (issue 36), and the weights barely move within one
+  // — unless the index has doubled since the last estimate (an upload into a new deployment).
+  if (events.length < RECORD_EVENTS_BATCH || deps.matchRate.grown()) refreshMatchRate(deps);
 }
 
 /** Synchronous linking work done before a run of record events lets requests in (ms). */

@@ -1,0 +1,343 @@
+/**
+ * `npm run linkage:service -- --set S` (issue 36, "How it will be checked"): a labelled person set
+ * through the running service, as an evaluator would run it. Each record of the set (FEBRL 1–4
+ * from ../shared/data/linkage, or one of our held-out sets) goes to one of the three agencies at
+ * random; the agencies upload their files through the public batch upload at once; once the linking
+ * service has consumed every record event, its auto-links and possible matches are counted against
+ * the truth: the pairs of records of one person held by two different agencies (records of one
+ * agency are never linked). Rows the upload refuses (no date of birth, an impossible one, no name)
+ * are counted and left out of the truth: the service never saw them.
+ */
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { performance } from 'node:perf_hooks';
+import { AGENCY_CODES, type Agency, type UncertainClass, UncertainClassSchema } from '@nrad/contracts';
+import { generateHeldout, HELDOUT_KINDS, type HeldoutKind, linkageDataDir, loadFebrl } from '@nrad/linkage-tools';
+import { connectBus } from '@nrad/service-kit';
+import { type RunContext, signInAgencyUsers, sleep, startBenchSystem } from './harness.ts';
+import { type ConsumerSample, consumerSample } from './island-bench.ts';
+import { type Machine, machine, table } from './report.ts';
+import { Random, recordBody } from './seed.ts';
+import { openServiceStores, type ServiceStores } from './stores.ts';
+import { uploadAndWait, uploadFile } from './upload-file.ts';
+
+const UNCERTAIN_CLASSES = UncertainClassSchema.options;
+
+export const TRUTH_SETS = ['febrl1', 'febrl2', 'febrl3', 'febrl4', ...HELDOUT_KINDS] as const;
+export type TruthSet = (typeof TRUTH_SETS)[number];
+
+/** One labelled record: a name, a date of birth as written, and the person it is of. */
+export interface LabelledRecord {
+  readonly entity: string;
+  readonly name: string;
+  readonly dob: string;
+}
+
+/** FEBRL's YYYYMMDD as the upload's YYYY-MM-DD; anything else as written (the upload judges it). */
+function febrlDob(dob: string): string {
+  return /^\d{8}$/.test(dob) ? `${dob.slice(0, 4)}-${dob.slice(4, 6)}-${dob.slice(6)}` : dob;
+}
+
+const joinName = (given: string | null | undefined, surname: string | null | undefined) =>
+  [given ?? '', surname ?? ''].filter((w) => w.trim() !== '').join(' ');
+
+/** The set's records (FEBRL 4: 4a then 4b, the entity shared by a record and its duplicate). */
+export function labelledSet(set: TruthSet, seed = 1): LabelledRecord[] {
+  if (set.startsWith('febrl')) {
+    const files = set === 'febrl4' ? ['dataset4a.csv', 'dataset4b.csv'] : [`dataset${set.slice(5)}.csv`];
+    return files.flatMap((file) =>
+      loadFebrl(path.join(linkageDataDir(), file)).map((r) => ({
+        entity: r.entity,
+        name: joinName(r.givenName, r.surname),
+        dob: febrlDob(r.suspectDob ?? ''),
+      })),
+    );
+  }
+  return generateHeldout(set as HeldoutKind, seed).map((r) => ({
+    entity: r.entity,
+    name: joinName(r.givenName, r.surname),
+    dob: r.suspectDob,
+  }));
+}
+
+export interface TruthBenchOptions extends RunContext {
+  set: TruthSet;
+  seed: number;
+  /** Only the first N records of the set (a test's small run); all of them by default. */
+  limit?: number;
+  /** How long each wait may take (an upload's job, then catching up); default 30 min each. */
+  waitMs?: number;
+}
+
+/** Pairs, and of them the pairs of one person. */
+export interface Count {
+  pairs: number;
+  truePairs: number;
+}
+
+export interface TruthReport {
+  machine: Machine;
+  store: string;
+  set: TruthSet;
+  records: number;
+  /** Rows the upload created, and the refused ones (with the first few reasons). */
+  created: number;
+  refused: number;
+  refusals: string[];
+  /** Pairs of records of one person held by two agencies, among the created records. */
+  truePairs: number;
+  auto: Count;
+  review: Count;
+  /** Possible matches per uncertain class ('none': a pair of no class between the thresholds). */
+  classes: Record<UncertainClass | 'none', Count>;
+  /** The first few links between two people: each side's name and date of birth, the confidence. */
+  falseLinks: string[];
+  /** From the first upload until the linking service had consumed every record event (ms). */
+  linkedMs: number;
+  /** The linking service's last estimate of the match rate and weights (its log), if any. */
+  estimate: LastEstimate | null;
+  notes: string[];
+  seconds: number;
+}
+
+/** What the linking service's last 'match rate estimated' (or 'match index loaded') line said. */
+export interface LastEstimate {
+  /** 'estimated' (EM's weights adopted) or 'fixed'. */
+  inUse: string;
+  fixedBecause?: string;
+  priorBits: number;
+  matchesPerRecord: number;
+}
+
+/** The last estimate the linking service logged (linking.log in the system's logs). */
+export function lastEstimateFrom(logsDir: string): LastEstimate | null {
+  let text: string;
+  try {
+    text = readFileSync(path.join(logsDir, 'linking.log'), 'utf8');
+  } catch {
+    return null;
+  }
+  let found: LastEstimate | null = null;
+  for (const line of text.split('\n')) {
+    if (!line.includes('"matchRate"')) continue;
+    try {
+      const { matchRate: m } = JSON.parse(line) as {
+        matchRate?: {
+          priorBits?: number;
+          matchesPerRecord?: number;
+          weights?: { inUse?: string; fixedBecause?: string };
+        };
+      };
+      if (m?.weights?.inUse && typeof m.priorBits === 'number' && typeof m.matchesPerRecord === 'number') {
+        found = {
+          inUse: m.weights.inUse,
+          ...(m.weights.fixedBecause ? { fixedBecause: m.weights.fixedBecause } : {}),
+          priorBits: m.priorBits,
+          matchesPerRecord: m.matchesPerRecord,
+        };
+      }
+    } catch {
+      // not a JSON line
+    }
+  }
+  return found;
+}
+
+const FALSE_LINKS_SHOWN = 10;
+const JOB_TIMEOUT_MS = 30 * 60_000;
+const CATCH_UP_TIMEOUT_MS = 30 * 60_000;
+
+/** The truth of a set of created records: pairs of one person in two agencies. */
+export function crossAgencyTruePairs(records: ReadonlyArray<{ entity: string; agency: Agency }>): number {
+  const byEntity = new Map<string, Map<Agency, number>>();
+  for (const r of records) {
+    const agencies = byEntity.get(r.entity) ?? new Map<Agency, number>();
+    agencies.set(r.agency, (agencies.get(r.agency) ?? 0) + 1);
+    byEntity.set(r.entity, agencies);
+  }
+  let pairs = 0;
+  for (const agencies of byEntity.values()) {
+    const counts = [...agencies.values()];
+    const all = counts.reduce((a, b) => a + b, 0);
+    // Pairs across agencies: every pair less those within one agency.
+    pairs += (all * (all - 1)) / 2 - counts.reduce((sum, c) => sum + (c * (c - 1)) / 2, 0);
+  }
+  return pairs;
+}
+
+export async function runTruthBench(options: TruthBenchOptions): Promise<TruthReport> {
+  const { env, log, cleanup } = options;
+  const started = performance.now();
+  const host = machine();
+  const rng = new Random(options.seed);
+  const all = labelledSet(options.set, options.seed);
+  const set = options.limit ? all.slice(0, options.limit) : all;
+  const agencyOf = set.map(() => rng.pick(AGENCY_CODES));
+  log(`${options.set}: ${set.length.toLocaleString('en-US')} records, each to one of ${AGENCY_CODES.join(', ')}`);
+
+  let stores: ServiceStores | undefined;
+  const bench = await startBenchSystem({
+    ...options,
+    beforeServices: async (infra) => {
+      const s = await openServiceStores(infra.mongoUrl, env);
+      stores = s;
+      cleanup.add(() => s.conn.close());
+    },
+  });
+  return bench.guard(async () => {
+    const s = stores as ServiceStores;
+    const users = await signInAgencyUsers(bench.base, Date.now().toString(36));
+    const now = new Date();
+    // The incident number says which record of the set a row is: `${agency}-T-${index}`.
+    const files = users.map((user) => {
+      const bodies: Array<Record<string, unknown>> = [];
+      set.forEach((r, i) => {
+        if (agencyOf[i] !== user.agency) return;
+        const body = recordBody(rng, user.agency, String(i), now);
+        bodies.push({ ...body, incidentNumber: `${user.agency}-T-${i}`, suspectName: r.name, suspectDob: r.dob });
+      });
+      return { user, rows: bodies.length, file: uploadFile(bodies) };
+    });
+    const bus = await connectBus({ url: bench.system.infra.natsUrl, name: 'bench-truth' });
+    cleanup.add(() => bus.nc.close());
+    const t0 = performance.now();
+    const first = await consumerSample(bus, t0);
+    log(`Uploading ${files.map((f) => `${f.user.agency} ${f.rows}`).join(', ')} rows at once...`);
+    const jobs = await Promise.all(
+      files.map((f) =>
+        uploadAndWait(f.user, f.file, {
+          name: `truth-${f.user.agency}.xlsx`,
+          waitMs: options.waitMs ?? JOB_TIMEOUT_MS,
+        }),
+      ),
+    );
+    const created = jobs.reduce((sum, j) => sum + (j.result?.successfulRecords ?? 0), 0);
+    const refusals = jobs.flatMap((j) =>
+      (j.result?.errors ?? []).slice(0, 2).map((e) => `row ${e.row}, ${e.field}: ${e.message}`),
+    );
+    log(`  jobs done in ${((performance.now() - t0) / 1000).toFixed(1)} s: ${created} records created`);
+
+    // Every created record's event consumed (and nothing pending: the Linked flags' events besides).
+    const expectedSeq = first.lastSeq + created;
+    const deadline = performance.now() + (options.waitMs ?? CATCH_UP_TIMEOUT_MS);
+    let last: ConsumerSample = first;
+    for (;;) {
+      last = await consumerSample(bus, t0);
+      if (last.ackFloor >= expectedSeq && last.pending === 0 && last.ackPending === 0) break;
+      if (performance.now() > deadline) throw new Error('the linking service did not catch up in time');
+      await sleep(1000);
+    }
+    const linkedMs = last.at;
+    log(`  linking caught up after ${(linkedMs / 1000).toFixed(1)} s`);
+
+    // What was created, as the records store has it: the set's index from the incident number.
+    const entityOf = new Map<string, { entity: string; agency: Agency }>();
+    const indexOf = new Map<string, number>();
+    for await (const doc of s.raw.find({}, { projection: { incidentNumber: 1, organization: 1 } })) {
+      const index = Number(/^[A-Z]+-T-(\d+)$/.exec(doc.incidentNumber)?.[1]);
+      const record = set[index];
+      if (!record) continue;
+      entityOf.set(String(doc._id), { entity: record.entity, agency: doc.organization as Agency });
+      indexOf.set(String(doc._id), index);
+    }
+    const truePairs = crossAgencyTruePairs([...entityOf.values()]);
+    const same = (a: string, b: string) => {
+      const x = entityOf.get(a);
+      const y = entityOf.get(b);
+      return x !== undefined && y !== undefined && x.entity === y.entity;
+    };
+    const auto: Count = { pairs: 0, truePairs: 0 };
+    const manual: Count = { pairs: 0, truePairs: 0 };
+    const falseLinks: string[] = [];
+    const shown = (id: string) => {
+      const r = set[indexOf.get(id) ?? -1];
+      return r ? `${r.name} ${r.dob}` : id;
+    };
+    for await (const link of s.linking.links.find({}).lean()) {
+      const count = link.linkType === 'auto' ? auto : manual;
+      count.pairs++;
+      if (same(link.sourceRecordId, link.linkedRecordId)) count.truePairs++;
+      else if (falseLinks.length < FALSE_LINKS_SHOWN) {
+        falseLinks.push(
+          `${shown(link.sourceRecordId)} ~ ${shown(link.linkedRecordId)}: ${link.confidence.toFixed(1)}% (${link.linkType})`,
+        );
+      }
+    }
+    const notes: string[] = [];
+    if (manual.pairs) notes.push(`${manual.pairs} manual links (none expected)`);
+    const review: Count = { pairs: 0, truePairs: 0 };
+    const classes = Object.fromEntries(
+      [...UNCERTAIN_CLASSES, 'none'].map((c) => [c, { pairs: 0, truePairs: 0 }]),
+    ) as Record<UncertainClass | 'none', Count>;
+    for await (const pm of s.linking.possibleMatches.find({}).lean()) {
+      const truth = same(pm.recordIds[0] ?? '', pm.recordIds[1] ?? '');
+      for (const count of [review, classes[pm.uncertain ?? 'none']]) {
+        count.pairs++;
+        if (truth) count.truePairs++;
+      }
+    }
+    return {
+      machine: host,
+      store: s.name,
+      set: options.set,
+      records: set.length,
+      created,
+      refused: set.length - created,
+      refusals,
+      truePairs,
+      auto,
+      review,
+      classes,
+      linkedMs,
+      falseLinks,
+      estimate: lastEstimateFrom(bench.system.logsDir),
+      notes,
+      seconds: (performance.now() - started) / 1000,
+    };
+  });
+}
+
+const share = (part: number, whole: number) => (whole > 0 ? (part / whole).toFixed(3) : '—');
+
+/** The report as the terminal shows it. */
+export function formatTruthReport(r: TruthReport): string {
+  const m = r.machine;
+  const rows = [
+    ['auto-links (≥ LINK_THRESHOLD)', r.auto],
+    ['possible matches (review)', r.review],
+    ...[...UNCERTAIN_CLASSES, 'none' as const].map((c): [string, Count] => [
+      `  of them ${c === 'none' ? 'no class (between the thresholds)' : c}`,
+      r.classes[c],
+    ]),
+  ] as const;
+  return [
+    `Machine: ${m.cpu} × ${m.cpus}, ${m.memoryGiB.toFixed(1)} GiB, Node ${m.node}, ${m.platform}`,
+    `Store:   ${r.store}`,
+    `Set:     ${r.set}, ${r.records.toLocaleString('en-US')} records spread at random over BPS, FIA and CUS; the batch upload created ${r.created.toLocaleString('en-US')}, refused ${r.refused}${r.refusals.length ? ` (${r.refusals.join('; ')})` : ''}`,
+    `Truth:   ${r.truePairs.toLocaleString('en-US')} pairs of one person's records held by two agencies`,
+    `Linking: caught up ${(r.linkedMs / 1000).toFixed(1)} s after the uploads began; ${
+      r.estimate
+        ? `its last estimate: ${r.estimate.inUse} weights${r.estimate.fixedBecause ? ` (${r.estimate.fixedBecause})` : ''}, prior ${r.estimate.priorBits} bits (${r.estimate.matchesPerRecord} matches a record)`
+        : 'no estimate in its log'
+    }`,
+    '',
+    ...table(
+      ['', 'pairs', 'of one person', 'precision', 'recall'],
+      rows.map(([label, c]) => [
+        label,
+        String(c.pairs),
+        String(c.truePairs),
+        share(c.truePairs, c.pairs),
+        share(c.truePairs, r.truePairs),
+      ]),
+    ),
+    '',
+    `Auto-links: precision ${share(r.auto.truePairs, r.auto.pairs)} (target ≥ 0.99), recall ${share(r.auto.truePairs, r.truePairs)} (target ≥ 0.90)`,
+    `Auto + review recall: ${share(r.auto.truePairs + r.review.truePairs, r.truePairs)} (target ≥ 0.97)`,
+    ...(r.falseLinks.length
+      ? ['', 'Links between two people (the first few):', ...r.falseLinks.map((l) => `  ${l}`)]
+      : []),
+    `Total run ${(r.seconds / 60).toFixed(1)} min.`,
+    ...(r.notes.length ? ['', 'Notes:', ...r.notes.map((n) => `- ${n}`)] : []),
+  ].join('\n');
+}

@@ -1,0 +1,79 @@
+import { existsSync } from 'node:fs';
+import path from 'node:path';
+import { isRealDate } from '@nrad/contracts';
+import { linkageDataDir } from '@nrad/linkage-tools';
+import { describe, expect, it } from 'vitest';
+import { Cleanup } from '../src/harness.ts';
+import { crossAgencyTruePairs, formatTruthReport, labelledSet, runTruthBench } from '../src/truth-bench.ts';
+
+describe('linkage:service', () => {
+  it('counts the truth as the pairs of one person held by two agencies', () => {
+    expect(
+      crossAgencyTruePairs([
+        { entity: 'a', agency: 'BPS' },
+        { entity: 'a', agency: 'BPS' },
+        { entity: 'a', agency: 'FIA' },
+        { entity: 'b', agency: 'CUS' },
+        { entity: 'b', agency: 'CUS' },
+        { entity: 'c', agency: 'BPS' },
+        { entity: 'c', agency: 'CUS' },
+      ]),
+    ).toBe(3); // a: 2 of 3 pairs cross (the BPS pair does not); b: none; c: 1
+  });
+
+  // FEBRL where shared/ is there (skipped elsewhere, as tools/linkage's eval/febrl.test.ts).
+  const febrlPresent = existsSync(path.join(linkageDataDir(), 'dataset4b.csv'));
+  it.skipIf(!febrlPresent)("gives FEBRL 4's records a name and a date of birth as the upload takes them", () => {
+    const febrl = labelledSet('febrl4');
+    expect(febrl).toHaveLength(10_000);
+    expect(febrl.filter((r) => /^\d{4}-\d{2}-\d{2}$/.test(r.dob)).length).toBeGreaterThan(9_000);
+    expect(new Set(febrl.map((r) => r.entity)).size).toBe(5_000);
+  });
+
+  it("gives a held-out set's records whole names", () => {
+    const clusters = labelledSet('clusters');
+    expect(clusters.every((r) => r.name === r.name.trim() && !r.name.includes('  '))).toBe(true);
+  });
+
+  it('uploads a labelled set across the agencies and counts auto-links and possible matches against the truth', {
+    timeout: 240_000,
+  }, async () => {
+    const env: Record<string, string | undefined> = { ...process.env };
+    for (const name of ['MONGO_URL', 'NATS_URL', 'REDIS_URL', 'FERRETDB_POSTGRESQL_URL', 'LOG_LEVEL']) delete env[name];
+    const cleanup = new Cleanup();
+    try {
+      const r = await runTruthBench({
+        set: 'clusters',
+        seed: 2,
+        limit: 400,
+        waitMs: 120_000,
+        env,
+        log: () => {},
+        cleanup,
+      });
+      expect(r.records).toBe(400);
+      // The upload creates the rows with a name and a real date of birth (from 1800, not in the
+      // future): the set's impossible dates are refused, and nothing else.
+      const today = new Date().toISOString().slice(0, 10);
+      const valid = labelledSet('clusters', 2)
+        .slice(0, 400)
+        .filter((x) => x.name !== '' && isRealDate(x.dob) && x.dob < today);
+      expect(r.created).toBe(valid.length);
+      expect(r.refused).toBe(400 - valid.length);
+      expect(r.truePairs).toBeGreaterThan(50);
+      expect(r.auto.pairs).toBeGreaterThan(0);
+      // The service's auto-links on a set it was never tuned on: mostly right, most of the truth found.
+      expect(r.auto.truePairs / r.auto.pairs).toBeGreaterThanOrEqual(0.95);
+      expect(r.auto.truePairs + r.review.truePairs).toBeGreaterThan(r.truePairs / 2);
+      expect(Object.values(r.classes).reduce((sum, c) => sum + c.pairs, 0)).toBe(r.review.pairs);
+      // Under 1,000 named records the service keeps its fixed weights, and its log says so.
+      expect(r.estimate).toMatchObject({ inUse: 'fixed', fixedBecause: 'fewer than 1000 named records' });
+      expect(r.notes).toEqual([]);
+      const text = formatTruthReport(r);
+      expect(text).toMatch(/\nSet: +clusters, 400 records spread at random over BPS, FIA and CUS/);
+      expect(text).toMatch(/\nAuto-links: precision [\d.]+ \(target ≥ 0\.99\), recall [\d.]+/);
+    } finally {
+      await cleanup.run();
+    }
+  });
+});
