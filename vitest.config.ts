@@ -85,13 +85,14 @@ export default defineConfig({
     projects: [
       ...FAST,
       project('infra', './infra'),
-      // Whole journeys in a real browser: minutes are allowed, not 30 seconds. Their files share a
+      // Whole journeys in a real browser: minutes are allowed, not 30 seconds (four: a loaded CI
+      // machine ran one past two; the limit only ends a hang sooner). Their files share a
       // worker (not isolated): the services' modules and Chromium are loaded once per worker, and
       // each file starts its stack in a namespace of its own (frontends/e2e/test/web-stack.ts).
       {
         test: {
           ...project('e2e', './frontends/e2e').test,
-          testTimeout: 120_000,
+          testTimeout: 240_000,
           isolate: false,
           setupFiles: [fileCleanup, fileURLToPath(new URL('./frontends/e2e/test/setup.ts', import.meta.url))],
         },

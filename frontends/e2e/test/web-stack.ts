@@ -109,6 +109,9 @@ export async function startWebStack(options: StackOptions = {}): Promise<WebStac
       // wait for the CPU it takes); a file's own (opened in its beforeAll) after the file.
       if (testContexts) testContexts.push(context);
       else deferCleanup(() => context.close());
+      // Each wait and action may take a minute, not Playwright's 30 s: on a loaded 2-core machine a
+      // page of the whole stack once took longer than that to show (the stop-46 CI run).
+      context.setDefaultTimeout(60_000);
       const page = await context.newPage();
       openPages.push(page);
       const errors: string[] = [];
