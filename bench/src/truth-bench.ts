@@ -12,7 +12,14 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { AGENCY_CODES, type Agency, type UncertainClass, UncertainClassSchema } from '@nrad/contracts';
-import { generateHeldout, HELDOUT_KINDS, type HeldoutKind, linkageDataDir, loadFebrl } from '@nrad/linkage-tools';
+import {
+  generateHeldout,
+  HELDOUT_KINDS,
+  type HeldoutKind,
+  linkageDataDir,
+  loadFebrl,
+  uncertainClassOf,
+} from '@nrad/linkage-tools';
 import { connectBus } from '@nrad/service-kit';
 import { type RunContext, signInAgencyUsers, sleep, startBenchSystem } from './harness.ts';
 import { type ConsumerSample, consumerSample } from './island-bench.ts';
@@ -86,6 +93,11 @@ export interface TruthReport {
   refusals: string[];
   /** Pairs of records of one person held by two agencies, among the created records. */
   truePairs: number;
+  /**
+   * The true pairs of no uncertain class (as the scorer judges them on the created records: the
+   * pairs auto-linking may link), and how many of them it linked.
+   */
+  noClass: { truePairs: number; auto: number };
   auto: Count;
   review: Count;
   /** Possible matches per uncertain class ('none': a pair of no class between the thresholds). */
@@ -241,12 +253,35 @@ export async function runTruthBench(options: TruthBenchOptions): Promise<TruthRe
       indexOf.set(String(doc._id), index);
     }
     const truePairs = crossAgencyTruePairs([...entityOf.values()]);
+    // Which of the true pairs the scorer puts in an uncertain class (never auto-linked), judged on
+    // the created records: the rest is what auto-linking may find.
+    const ids = [...entityOf.keys()];
+    const position = new Map(ids.map((id, k) => [id, k]));
+    const classOf = uncertainClassOf(
+      ids.map((id) => {
+        const r = set[indexOf.get(id) ?? -1] as LabelledRecord;
+        return { id, organization: entityOf.get(id)?.agency ?? null, suspectName: r.name, suspectDob: r.dob };
+      }),
+    );
+    const pairClass = (a: string, b: string) => classOf(position.get(a) ?? -1, position.get(b) ?? -1);
+    const byEntity = new Map<string, string[]>();
+    for (const [id, { entity }] of entityOf) byEntity.set(entity, [...(byEntity.get(entity) ?? []), id]);
+    let classTruePairs = 0;
+    for (const members of byEntity.values()) {
+      for (let x = 0; x < members.length; x++) {
+        for (let y = x + 1; y < members.length; y++) {
+          const [a, b] = [members[x] as string, members[y] as string];
+          if (entityOf.get(a)?.agency !== entityOf.get(b)?.agency && pairClass(a, b)) classTruePairs++;
+        }
+      }
+    }
     const same = (a: string, b: string) => {
       const x = entityOf.get(a);
       const y = entityOf.get(b);
       return x !== undefined && y !== undefined && x.entity === y.entity;
     };
     const auto: Count = { pairs: 0, truePairs: 0 };
+    let autoOfNoClass = 0;
     const manual: Count = { pairs: 0, truePairs: 0 };
     const falseLinks: string[] = [];
     const shown = (id: string) => {
@@ -256,8 +291,10 @@ export async function runTruthBench(options: TruthBenchOptions): Promise<TruthRe
     for await (const link of s.linking.links.find({}).lean()) {
       const count = link.linkType === 'auto' ? auto : manual;
       count.pairs++;
-      if (same(link.sourceRecordId, link.linkedRecordId)) count.truePairs++;
-      else if (falseLinks.length < FALSE_LINKS_SHOWN) {
+      if (same(link.sourceRecordId, link.linkedRecordId)) {
+        count.truePairs++;
+        if (link.linkType === 'auto' && !pairClass(link.sourceRecordId, link.linkedRecordId)) autoOfNoClass++;
+      } else if (falseLinks.length < FALSE_LINKS_SHOWN) {
         falseLinks.push(
           `${shown(link.sourceRecordId)} ~ ${shown(link.linkedRecordId)}: ${link.confidence.toFixed(1)}% (${link.linkType})`,
         );
@@ -285,6 +322,7 @@ export async function runTruthBench(options: TruthBenchOptions): Promise<TruthRe
       refused: set.length - created,
       refusals,
       truePairs,
+      noClass: { truePairs: truePairs - classTruePairs, auto: autoOfNoClass },
       auto,
       review,
       classes,
@@ -333,6 +371,7 @@ export function formatTruthReport(r: TruthReport): string {
     ),
     '',
     `Auto-links: precision ${share(r.auto.truePairs, r.auto.pairs)} (target ≥ 0.99), recall ${share(r.auto.truePairs, r.truePairs)} (target ≥ 0.90)`,
+    `  of the ${r.noClass.truePairs.toLocaleString('en-US')} true pairs of no uncertain class (the scorer's classes on the created records; the others always go to review): ${share(r.noClass.auto, r.noClass.truePairs)}`,
     `Auto + review recall: ${share(r.auto.truePairs + r.review.truePairs, r.truePairs)} (target ≥ 0.97)`,
     ...(r.falseLinks.length
       ? ['', 'Links between two people (the first few):', ...r.falseLinks.map((l) => `  ${l}`)]

@@ -66,12 +66,19 @@ describe('linkage:service', () => {
       expect(r.auto.truePairs / r.auto.pairs).toBeGreaterThanOrEqual(0.95);
       expect(r.auto.truePairs + r.review.truePairs).toBeGreaterThan(r.truePairs / 2);
       expect(Object.values(r.classes).reduce((sum, c) => sum + c.pairs, 0)).toBe(r.review.pairs);
+      // Some of the truth is of an uncertain class (partial names: the set's one-word records),
+      // and auto-linking found more of the rest than of the whole.
+      expect(r.noClass.truePairs).toBeGreaterThan(0);
+      expect(r.noClass.truePairs).toBeLessThan(r.truePairs);
+      expect(r.noClass.auto).toBeLessThanOrEqual(r.auto.truePairs);
+      expect(r.noClass.auto / r.noClass.truePairs).toBeGreaterThan(r.auto.truePairs / r.truePairs);
       // Under 1,000 named records the service keeps its fixed weights, and its log says so.
       expect(r.estimate).toMatchObject({ inUse: 'fixed', fixedBecause: 'fewer than 1000 named records' });
       expect(r.notes).toEqual([]);
       const text = formatTruthReport(r);
       expect(text).toMatch(/\nSet: +clusters, 400 records spread at random over BPS, FIA and CUS/);
       expect(text).toMatch(/\nAuto-links: precision [\d.]+ \(target ≥ 0\.99\), recall [\d.]+/);
+      expect(text).toMatch(/\n {2}of the [\d,]+ true pairs of no uncertain class .+: [\d.]+\n/);
     } finally {
       await cleanup.run();
     }

@@ -20,3 +20,4 @@ export {
   reliability,
   type ScoredPair,
 } from './eval/metrics.ts';
+export { uncertainClassOf } from './eval/zones.ts';

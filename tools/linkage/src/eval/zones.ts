@@ -149,3 +149,21 @@ export function leaveOneSetOut(
     };
   });
 }
+
+/**
+ * The uncertain class the service's scorer puts each pair of these records in (undefined: none):
+ * whole names, the records' own name-word frequencies and prior, every class asked for. For
+ * `linkage:service`, which counts how much of the truth is of a class (never auto-linked) and
+ * how much of the rest auto-linking found. The service judges a pair with its index's
+ * frequencies at the time; these are the frequencies of all the records, so a pair near the
+ * look-alike names' bounds may be judged otherwise.
+ */
+export function uncertainClassOf(
+  raw: readonly MatchInput[],
+): (i: number, j: number) => UncertainClass | undefined {
+  const records = raw.map((r) => prepareRecord(r));
+  const { pairs } = candidatePairs(records);
+  const review = Object.fromEntries(UNCERTAIN_CLASSES.map((c) => [c, 100]));
+  const options = { ...serviceOptions(records, pairs), wholeNames: true, review };
+  return (i, j) => scorePrepared(records[i]!, records[j]!, options).uncertain;
+}
