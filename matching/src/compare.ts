@@ -274,9 +274,22 @@ function merged(side: Side, i: number): Side {
   };
 }
 
-/** Each name's joined variants (merged(name, i) for every i). */
-function variants(name: PreparedName): readonly Side[] {
-  return name.tokens.slice(1).map((_, i) => merged(name, i));
+/**
+ * The levels of `side`'s words at and at + 1, joined, against each word of `other`; undefined when
+ * none agrees and `other` has no initials: then joining them can change nothing (compareNames).
+ */
+function joinedLevels(
+  side: PreparedName,
+  at: number,
+  other: PreparedName,
+  sideFirst: boolean,
+): TokenLevel[] | undefined {
+  const word = side.tokens[at]! + side.tokens[at + 1]!;
+  const codes = codesOfJoined(word);
+  const row = other.tokens.map((w, k) =>
+    sideFirst ? tokenLevel(word, w, codes, other.codes[k]!) : tokenLevel(w, word, other.codes[k]!, codes),
+  );
+  return other.initials.length === 0 && row.every((level) => level === 'conflict') ? undefined : row;
 }
 
 const MAX_MERGE_TOKENS = 4;
@@ -380,7 +393,10 @@ export function compareNames(
   const perfect = best.conflicts === 0 && best.pairs.every((p) => p.level === 'exact');
   if (!perfect) {
     // A joined variant counts only when its agreeing words weigh more: joining must not merely
-    // hide a disagreeing word by lowering the number of positions.
+    // hide a disagreeing word by lowering the number of positions. Its joined word is compared
+    // first: one that agrees with no word of the other name (most do not) leaves the variant
+    // only the name's other words, which align as they did unjoined, so the variant is not tried
+    // (unless the other name has initials, which a joined word left over could meet).
     const tryVariant = (sa: Side, sb: Side, levelOf: LevelOf) => {
       const result = finish(sa, a.initials, sb, b.initials, align(sa, sb, levelOf));
       if (result.agreeing > best.agreeing) best = result;
@@ -388,22 +404,18 @@ export function compareNames(
     // In a variant joined at `at`, word k is the name's word k before it and k + 1 after it.
     const unjoined = (k: number, at: number) => (k < at ? k : k + 1);
     if (a.tokens.length >= 2 && a.tokens.length <= MAX_MERGE_TOKENS) {
-      variants(a).forEach((sa, at) => {
-        tryVariant(sa, b, (i, j) =>
-          i === at
-            ? tokenLevel(sa.tokens[at]!, b.tokens[j]!, sa.codes[at]!, b.codes[j]!)
-            : base[unjoined(i, at) * nb + j]!,
-        );
-      });
+      for (let at = 0; at + 1 < a.tokens.length; at++) {
+        const row = joinedLevels(a, at, b, true);
+        if (row === undefined) continue;
+        tryVariant(merged(a, at), b, (i, j) => (i === at ? row[j]! : base[unjoined(i, at) * nb + j]!));
+      }
     }
     if (b.tokens.length >= 2 && b.tokens.length <= MAX_MERGE_TOKENS) {
-      variants(b).forEach((sb, at) => {
-        tryVariant(a, sb, (i, j) =>
-          j === at
-            ? tokenLevel(a.tokens[i]!, sb.tokens[at]!, a.codes[i]!, sb.codes[at]!)
-            : base[i * nb + unjoined(j, at)]!,
-        );
-      });
+      for (let at = 0; at + 1 < b.tokens.length; at++) {
+        const column = joinedLevels(b, at, a, false);
+        if (column === undefined) continue;
+        tryVariant(a, merged(b, at), (i, j) => (j === at ? column[i]! : base[i * nb + unjoined(j, at)]!));
+      }
     }
   }
   let weight = best.conflicts * levelWeights.conflict;

@@ -74,6 +74,11 @@ describe('scorePair: names', () => {
   it('finds a name split or joined with a space', () => {
     const r = scorePair(rec({ suspectName: 'Isabelle Beattie' }), other({ suspectName: 'Isab elle Beattie' }));
     expect(field(r, 'suspectName').status).toBe('match');
+    // Either side, and joined words that agree with no word of the other name change nothing.
+    const left = scorePair(rec({ suspectName: 'Mc Donald Ailsa' }), other({ suspectName: 'Ailsa Mcdonald' }));
+    expect(field(left, 'suspectName').detail).toContain('mcdonald');
+    const apart = scorePair(rec({ suspectName: 'Ailsa Petrie' }), other({ suspectName: 'Ailsa Ross Moray' }));
+    expect(field(apart, 'suspectName').detail).not.toContain('rossmoray');
   });
 
   it('matches a word with its letters scrambled or one of them lost, as a weak agreement', () => {
