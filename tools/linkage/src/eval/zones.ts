@@ -158,9 +158,7 @@ export function leaveOneSetOut(
  * frequencies at the time; these are the frequencies of all the records, so a pair near the
  * look-alike names' bounds may be judged otherwise.
  */
-export function uncertainClassOf(
-  raw: readonly MatchInput[],
-): (i: number, j: number) => UncertainClass | undefined {
+export function uncertainClassOf(raw: readonly MatchInput[]): (i: number, j: number) => UncertainClass | undefined {
   const records = raw.map((r) => prepareRecord(r));
   const { pairs } = candidatePairs(records);
   const review = Object.fromEntries(UNCERTAIN_CLASSES.map((c) => [c, 100]));
