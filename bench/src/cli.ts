@@ -18,9 +18,20 @@ export function readCounts<const Name extends string>(
   usage: string,
   specs: Record<Name, { fallback: number; min: number; env?: string }>,
 ): Record<Name, number> {
+  return readCommandLine(usage, specs).counts;
+}
+
+/** readCounts, and options of text besides (`--set febrl4`): each undefined when not given. */
+export function readCommandLine<const Name extends string, const Text extends string = never>(
+  usage: string,
+  specs: Record<Name, { fallback: number; min: number; env?: string }>,
+  texts: readonly Text[] = [],
+): { counts: Record<Name, number>; texts: Partial<Record<Text, string>> } {
   let values: Record<string, string | boolean | undefined>;
   try {
-    const options = Object.fromEntries(Object.keys(specs).map((name) => [name, { type: 'string' as const }]));
+    const options = Object.fromEntries(
+      [...Object.keys(specs), ...texts].map((name) => [name, { type: 'string' as const }]),
+    );
     values = parseArgs({ options: { ...options, help: { type: 'boolean', short: 'h' } } }).values;
   } catch (err) {
     console.error(`${(err as Error).message}\n\n${usage}`);
@@ -44,7 +55,10 @@ export function readCounts<const Name extends string>(
     }
     counts[name] = value;
   }
-  return counts;
+  const given = Object.fromEntries(texts.map((name) => [name, values[name] as string | undefined])) as Partial<
+    Record<Text, string>
+  >;
+  return { counts, texts: given };
 }
 
 /**

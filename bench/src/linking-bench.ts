@@ -153,33 +153,45 @@ const NAMLC_NAME = Object.fromEntries(
 
 const day = (ms: number) => new Date(ms).toISOString().slice(0, 10);
 
-/** The last 'match index loaded' line of the linking service's log. */
-export function indexLoadFrom(logsDir: string): IndexLoad | null {
-  let found: IndexLoad | null = null;
+/**
+ * The JSON lines of the linking service's log (`linking.log` in the system's logs) that mention
+ * `key`, parsed, in order; none when there is no log.
+ */
+export function linkingLogEntries(logsDir: string, key: string): Array<Record<string, unknown>> {
   let text: string;
   try {
     text = readFileSync(path.join(logsDir, 'linking.log'), 'utf8');
   } catch {
-    return null;
+    return [];
   }
+  const entries: Array<Record<string, unknown>> = [];
   for (const line of text.split('\n')) {
-    if (!line.includes('match index loaded')) continue;
+    if (!line.includes(key)) continue;
     try {
-      const entry = JSON.parse(line) as {
-        msg?: string;
-        records?: number;
-        links?: number;
-        ms?: number;
-        matchRate?: Partial<StartEstimate>;
-        memory?: IndexMemory;
-      };
-      if (entry.msg === 'match index loaded' && typeof entry.ms === 'number') {
-        const records = entry.records ?? Number.NaN;
-        const estimate = entry.matchRate?.weights ? (entry.matchRate as StartEstimate) : null;
-        found = { records, links: entry.links ?? Number.NaN, ms: entry.ms, estimate, memory: entry.memory ?? null };
-      }
+      entries.push(JSON.parse(line) as Record<string, unknown>);
     } catch {
       // not a JSON line
+    }
+  }
+  return entries;
+}
+
+/** The last 'match index loaded' line of the linking service's log. */
+export function indexLoadFrom(logsDir: string): IndexLoad | null {
+  let found: IndexLoad | null = null;
+  for (const line of linkingLogEntries(logsDir, 'match index loaded')) {
+    const entry = line as {
+      msg?: string;
+      records?: number;
+      links?: number;
+      ms?: number;
+      matchRate?: Partial<StartEstimate>;
+      memory?: IndexMemory;
+    };
+    if (entry.msg === 'match index loaded' && typeof entry.ms === 'number') {
+      const records = entry.records ?? Number.NaN;
+      const estimate = entry.matchRate?.weights ? (entry.matchRate as StartEstimate) : null;
+      found = { records, links: entry.links ?? Number.NaN, ms: entry.ms, estimate, memory: entry.memory ?? null };
     }
   }
   return found;

@@ -1,14 +1,3 @@
-/**
- * `npm run linkage:service -- --set S` (issue 36, "How it will be checked"): a labelled person set
- * through the running service, as an evaluator would run it. Each record of the set (FEBRL 1–4
- * from ../shared/data/linkage, or one of our held-out sets) goes to one of the three agencies at
- * random; the agencies upload their files through the public batch upload at once; once the linking
- * service has consumed every record event, its auto-links and possible matches are counted against
- * the truth: the pairs of records of one person held by two different agencies (records of one
- * agency are never linked). Rows the upload refuses (no date of birth, an impossible one, no name)
- * are counted and left out of the truth: the service never saw them.
- */
-import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { AGENCY_CODES, type Agency, type UncertainClass, UncertainClassSchema } from '@nrad/contracts';
@@ -23,6 +12,7 @@ import {
 import { connectBus } from '@nrad/service-kit';
 import { type RunContext, signInAgencyUsers, sleep, startBenchSystem } from './harness.ts';
 import { type ConsumerSample, consumerSample } from './island-bench.ts';
+import { linkingLogEntries } from './linking-bench.ts';
 import { type Machine, machine, table } from './report.ts';
 import { Random, recordBody } from './seed.ts';
 import { openServiceStores, type ServiceStores } from './stores.ts';
@@ -123,33 +113,18 @@ export interface LastEstimate {
 
 /** The last estimate the linking service logged (linking.log in the system's logs). */
 export function lastEstimateFrom(logsDir: string): LastEstimate | null {
-  let text: string;
-  try {
-    text = readFileSync(path.join(logsDir, 'linking.log'), 'utf8');
-  } catch {
-    return null;
-  }
   let found: LastEstimate | null = null;
-  for (const line of text.split('\n')) {
-    if (!line.includes('"matchRate"')) continue;
-    try {
-      const { matchRate: m } = JSON.parse(line) as {
-        matchRate?: {
-          priorBits?: number;
-          matchesPerRecord?: number;
-          weights?: { inUse?: string; fixedBecause?: string };
-        };
+  for (const entry of linkingLogEntries(logsDir, '"matchRate"')) {
+    const m = entry.matchRate as
+      | { priorBits?: number; matchesPerRecord?: number; weights?: { inUse?: string; fixedBecause?: string } }
+      | undefined;
+    if (m?.weights?.inUse && typeof m.priorBits === 'number' && typeof m.matchesPerRecord === 'number') {
+      found = {
+        inUse: m.weights.inUse,
+        ...(m.weights.fixedBecause ? { fixedBecause: m.weights.fixedBecause } : {}),
+        priorBits: m.priorBits,
+        matchesPerRecord: m.matchesPerRecord,
       };
-      if (m?.weights?.inUse && typeof m.priorBits === 'number' && typeof m.matchesPerRecord === 'number') {
-        found = {
-          inUse: m.weights.inUse,
-          ...(m.weights.fixedBecause ? { fixedBecause: m.weights.fixedBecause } : {}),
-          priorBits: m.priorBits,
-          matchesPerRecord: m.matchesPerRecord,
-        };
-      }
-    } catch {
-      // not a JSON line
     }
   }
   return found;
@@ -159,20 +134,25 @@ const FALSE_LINKS_SHOWN = 10;
 const JOB_TIMEOUT_MS = 30 * 60_000;
 const CATCH_UP_TIMEOUT_MS = 30 * 60_000;
 
-/** The truth of a set of created records: pairs of one person in two agencies. */
-export function crossAgencyTruePairs(records: ReadonlyArray<{ entity: string; agency: Agency }>): number {
-  const byEntity = new Map<string, Map<Agency, number>>();
-  for (const r of records) {
-    const agencies = byEntity.get(r.entity) ?? new Map<Agency, number>();
-    agencies.set(r.agency, (agencies.get(r.agency) ?? 0) + 1);
-    byEntity.set(r.entity, agencies);
-  }
-  let pairs = 0;
-  for (const agencies of byEntity.values()) {
-    const counts = [...agencies.values()];
-    const all = counts.reduce((a, b) => a + b, 0);
-    // Pairs across agencies: every pair less those within one agency.
-    pairs += (all * (all - 1)) / 2 - counts.reduce((sum, c) => sum + (c * (c - 1)) / 2, 0);
+/**
+ * The truth of a set of created records: the pairs of one person's records held by two agencies,
+ * as positions in `records`.
+ */
+export function crossAgencyPairs(records: ReadonlyArray<{ entity: string; agency: Agency }>): Array<[number, number]> {
+  const byEntity = new Map<string, number[]>();
+  records.forEach((r, k) => {
+    const members = byEntity.get(r.entity);
+    if (members) members.push(k);
+    else byEntity.set(r.entity, [k]);
+  });
+  const pairs: Array<[number, number]> = [];
+  for (const members of byEntity.values()) {
+    for (let x = 0; x < members.length; x++) {
+      for (let y = x + 1; y < members.length; y++) {
+        const [i, j] = [members[x] as number, members[y] as number];
+        if (records[i]?.agency !== records[j]?.agency) pairs.push([i, j]);
+      }
+    }
   }
   return pairs;
 }
@@ -242,50 +222,36 @@ export async function runTruthBench(options: TruthBenchOptions): Promise<TruthRe
     const linkedMs = last.at;
     log(`  linking caught up after ${(linkedMs / 1000).toFixed(1)} s`);
 
-    // What was created, as the records store has it: the set's index from the incident number.
-    const entityOf = new Map<string, { entity: string; agency: Agency }>();
-    const indexOf = new Map<string, number>();
+    // What was created, as the records store has it (the set's index from the incident number),
+    // each record at its position in `stored`.
+    const stored: Array<LabelledRecord & { id: string; agency: Agency }> = [];
+    const positionOf = new Map<string, number>();
     for await (const doc of s.raw.find({}, { projection: { incidentNumber: 1, organization: 1 } })) {
-      const index = Number(/^[A-Z]+-T-(\d+)$/.exec(doc.incidentNumber)?.[1]);
-      const record = set[index];
+      const record = set[Number(/^[A-Z]+-T-(\d+)$/.exec(doc.incidentNumber)?.[1])];
       if (!record) continue;
-      entityOf.set(String(doc._id), { entity: record.entity, agency: doc.organization as Agency });
-      indexOf.set(String(doc._id), index);
+      positionOf.set(String(doc._id), stored.length);
+      stored.push({ ...record, id: String(doc._id), agency: doc.organization as Agency });
     }
-    const truePairs = crossAgencyTruePairs([...entityOf.values()]);
+    const truth = crossAgencyPairs(stored);
+    const truePairs = truth.length;
     // Which of the true pairs the scorer puts in an uncertain class (never auto-linked), judged on
     // the created records: the rest is what auto-linking may find.
-    const ids = [...entityOf.keys()];
-    const position = new Map(ids.map((id, k) => [id, k]));
     const classOf = uncertainClassOf(
-      ids.map((id) => {
-        const r = set[indexOf.get(id) ?? -1] as LabelledRecord;
-        return { id, organization: entityOf.get(id)?.agency ?? null, suspectName: r.name, suspectDob: r.dob };
-      }),
+      stored.map((r) => ({ id: r.id, organization: r.agency, suspectName: r.name, suspectDob: r.dob })),
     );
-    const pairClass = (a: string, b: string) => classOf(position.get(a) ?? -1, position.get(b) ?? -1);
-    const byEntity = new Map<string, string[]>();
-    for (const [id, { entity }] of entityOf) byEntity.set(entity, [...(byEntity.get(entity) ?? []), id]);
-    let classTruePairs = 0;
-    for (const members of byEntity.values()) {
-      for (let x = 0; x < members.length; x++) {
-        for (let y = x + 1; y < members.length; y++) {
-          const [a, b] = [members[x] as string, members[y] as string];
-          if (entityOf.get(a)?.agency !== entityOf.get(b)?.agency && pairClass(a, b)) classTruePairs++;
-        }
-      }
-    }
+    const classTruePairs = truth.filter(([i, j]) => classOf(i, j) !== undefined).length;
+    const pairClass = (a: string, b: string) => classOf(positionOf.get(a) ?? -1, positionOf.get(b) ?? -1);
+    const recordOf = (id: string) => stored[positionOf.get(id) ?? -1];
     const same = (a: string, b: string) => {
-      const x = entityOf.get(a);
-      const y = entityOf.get(b);
-      return x !== undefined && y !== undefined && x.entity === y.entity;
+      const x = recordOf(a);
+      return x !== undefined && x.entity === recordOf(b)?.entity;
     };
     const auto: Count = { pairs: 0, truePairs: 0 };
     let autoOfNoClass = 0;
     const manual: Count = { pairs: 0, truePairs: 0 };
     const falseLinks: string[] = [];
     const shown = (id: string) => {
-      const r = set[indexOf.get(id) ?? -1];
+      const r = recordOf(id);
       return r ? `${r.name} ${r.dob}` : id;
     };
     for await (const link of s.linking.links.find({}).lean()) {

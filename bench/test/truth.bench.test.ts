@@ -4,12 +4,12 @@ import { isRealDate } from '@nrad/contracts';
 import { linkageDataDir } from '@nrad/linkage-tools';
 import { describe, expect, it } from 'vitest';
 import { Cleanup } from '../src/harness.ts';
-import { crossAgencyTruePairs, formatTruthReport, labelledSet, runTruthBench } from '../src/truth-bench.ts';
+import { crossAgencyPairs, formatTruthReport, labelledSet, runTruthBench } from '../src/truth-bench.ts';
 
 describe('linkage:service', () => {
   it('counts the truth as the pairs of one person held by two agencies', () => {
     expect(
-      crossAgencyTruePairs([
+      crossAgencyPairs([
         { entity: 'a', agency: 'BPS' },
         { entity: 'a', agency: 'BPS' },
         { entity: 'a', agency: 'FIA' },
@@ -18,7 +18,11 @@ describe('linkage:service', () => {
         { entity: 'c', agency: 'BPS' },
         { entity: 'c', agency: 'CUS' },
       ]),
-    ).toBe(3); // a: 2 of 3 pairs cross (the BPS pair does not); b: none; c: 1
+    ).toEqual([
+      [0, 2],
+      [1, 2],
+      [5, 6],
+    ]); // 3: a's 2 of 3 pairs cross (the BPS pair does not); b: none; c: 1
   });
 
   // FEBRL where shared/ is there (skipped elsewhere, as tools/linkage's eval/febrl.test.ts).

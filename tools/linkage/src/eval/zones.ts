@@ -58,12 +58,8 @@ export function zoneFigures(
   raw: ReadonlyArray<MatchInput & { readonly entity: string }>,
   thresholds = { link: DEFAULT_THRESHOLD, review: DEFAULT_REVIEW_THRESHOLD },
 ): ZoneFigures {
-  const records = raw.map((r) => prepareRecord(r));
+  const { records, pairs, options } = asTheService(raw);
   const truePairs = truePairCount(raw);
-  const { pairs } = candidatePairs(records);
-  // Ceilings at 100: each class pair keeps its natural score (which decides its zone here).
-  const review = Object.fromEntries(UNCERTAIN_CLASSES.map((c) => [c, 100]));
-  const options = { ...serviceOptions(records, pairs), wholeNames: true, review };
   const priorBits = options.priorBits;
   const points: WeightPoint[] = [];
   const classes = Object.fromEntries(UNCERTAIN_CLASSES.map((c) => [c, { pairs: 0, truePairs: 0 }])) as Record<
@@ -151,17 +147,25 @@ export function leaveOneSetOut(
 }
 
 /**
- * The uncertain class the service's scorer puts each pair of these records in (undefined: none):
- * whole names, the records' own name-word frequencies and prior, every class asked for. For
- * `linkage:service`, which counts how much of the truth is of a class (never auto-linked) and
- * how much of the rest auto-linking found. The service judges a pair with its index's
- * frequencies at the time; these are the frequencies of all the records, so a pair near the
- * look-alike names' bounds may be judged otherwise.
+ * These records prepared, their candidate pairs and the options the service scores them with:
+ * whole names, the records' own name-word frequencies and prior, every uncertain class asked for
+ * with its ceiling at 100, so that each class pair keeps its natural score.
  */
-export function uncertainClassOf(raw: readonly MatchInput[]): (i: number, j: number) => UncertainClass | undefined {
+function asTheService(raw: readonly MatchInput[]) {
   const records = raw.map((r) => prepareRecord(r));
   const { pairs } = candidatePairs(records);
   const review = Object.fromEntries(UNCERTAIN_CLASSES.map((c) => [c, 100]));
-  const options = { ...serviceOptions(records, pairs), wholeNames: true, review };
+  return { records, pairs, options: { ...serviceOptions(records, pairs), wholeNames: true, review } };
+}
+
+/**
+ * The uncertain class the service's scorer puts each pair of these records in (undefined: none),
+ * as zoneFigures scores them. For `linkage:service`, which counts how much of the truth is of a
+ * class (never auto-linked) and how much of the rest auto-linking found. The service judges a
+ * pair with its index's frequencies at the time; these are the frequencies of all the records, so
+ * a pair near the look-alike names' bounds may be judged otherwise.
+ */
+export function uncertainClassOf(raw: readonly MatchInput[]): (i: number, j: number) => UncertainClass | undefined {
+  const { records, options } = asTheService(raw);
   return (i, j) => scorePrepared(records[i]!, records[j]!, options).uncertain;
 }
