@@ -107,6 +107,8 @@ export interface LastEstimate {
   /** 'estimated' (EM's weights adopted) or 'fixed'. */
   inUse: string;
   fixedBecause?: string;
+  /** The date-of-birth levels taken from the estimate (weeks apart, two parts agreeing), bits. */
+  dobLevels?: Record<string, number>;
   priorBits: number;
   matchesPerRecord: number;
 }
@@ -116,12 +118,17 @@ export function lastEstimateFrom(logsDir: string): LastEstimate | null {
   let found: LastEstimate | null = null;
   for (const entry of linkingLogEntries(logsDir, '"matchRate"')) {
     const m = entry.matchRate as
-      | { priorBits?: number; matchesPerRecord?: number; weights?: { inUse?: string; fixedBecause?: string } }
+      | {
+          priorBits?: number;
+          matchesPerRecord?: number;
+          weights?: { inUse?: string; fixedBecause?: string; dobLevels?: Record<string, number> };
+        }
       | undefined;
     if (m?.weights?.inUse && typeof m.priorBits === 'number' && typeof m.matchesPerRecord === 'number') {
       found = {
         inUse: m.weights.inUse,
         ...(m.weights.fixedBecause ? { fixedBecause: m.weights.fixedBecause } : {}),
+        ...(m.weights.dobLevels ? { dobLevels: m.weights.dobLevels } : {}),
         priorBits: m.priorBits,
         matchesPerRecord: m.matchesPerRecord,
       };
@@ -129,6 +136,14 @@ export function lastEstimateFrom(logsDir: string): LastEstimate | null {
   }
   return found;
 }
+
+/** ", date-of-birth levels estimated: twoParts 3.4 bits" (empty when none were taken). */
+const dobLevelsText = (levels: Record<string, number> | undefined) =>
+  levels && Object.keys(levels).length > 0
+    ? `, date-of-birth levels estimated: ${Object.entries(levels)
+        .map(([level, bits]) => `${level} ${bits} bits`)
+        .join(', ')}`
+    : '';
 
 const FALSE_LINKS_SHOWN = 10;
 const JOB_TIMEOUT_MS = 30 * 60_000;
@@ -321,7 +336,7 @@ export function formatTruthReport(r: TruthReport): string {
     `Truth:   ${r.truePairs.toLocaleString('en-US')} pairs of one person's records held by two agencies`,
     `Linking: caught up ${(r.linkedMs / 1000).toFixed(1)} s after the uploads began; ${
       r.estimate
-        ? `its last estimate: ${r.estimate.inUse} weights${r.estimate.fixedBecause ? ` (${r.estimate.fixedBecause})` : ''}, prior ${r.estimate.priorBits} bits (${r.estimate.matchesPerRecord} matches a record)`
+        ? `its last estimate: ${r.estimate.inUse} weights${r.estimate.fixedBecause ? ` (${r.estimate.fixedBecause})` : ''}${dobLevelsText(r.estimate.dobLevels)}, prior ${r.estimate.priorBits} bits (${r.estimate.matchesPerRecord} matches a record)`
         : 'no estimate in its log'
     }`,
     '',

@@ -23,11 +23,13 @@
  *   over: 10.1 to 12.5 bits on FEBRL 1–3 against 14.5 fixed); further than that is a fit gone wrong
  *   rather than another population, and beyond what EM_CALIBRATION, fitted on FEBRL's estimates,
  *   can be trusted for.
+ * Apart from the six, the date-of-birth levels of DATA_DOB_LEVELS are taken on their own evidence
+ * (adoptableDobLevels), whether the six are adopted or not.
  */
 import { MIN_SESSION_PAIRS, type WeightEstimate } from './em.ts';
 import { MIN_ESTIMATED_PRIOR_BITS } from './prior.ts';
 import { priorBitsFor } from './scorer.ts';
-import { DOB_WEIGHTS, type LevelWeights, NAME_WEIGHTS } from './weights.ts';
+import { CALIBRATION, DOB_WEIGHTS, type DobLevel, type LevelWeights, NAME_WEIGHTS } from './weights.ts';
 
 /** Fewest matches each EM session must find for its weights to be adopted (see the header). */
 export const MIN_SESSION_MATCHES = 50;
@@ -112,4 +114,66 @@ export function implausibility(estimate: WeightEstimate, weights: LevelWeights):
     if (level) return `${field} ${level} more than ${MAX_WEIGHT_SHIFT} bits from its fixed weight`;
   }
   return undefined;
+}
+
+/**
+ * The date-of-birth levels whose weight says how a population's dates go wrong rather than how
+ * often two people share one (issue 36): dates weeks apart (`near`) and two of year, month and day
+ * agreeing with the third another value altogether (`twoParts`). On FEBRL 1–3 such a pair is
+ * almost never one person (a whole part replaced is rare there; the fixed weights, −4 and 0, were
+ * chosen on it), while where a clerk retypes a year or a month wholesale it is strong evidence
+ * (EM over our held-out sets: +3.2 to +4.9 bits for two parts agreeing, +1.5 to +3.5 for near). A
+ * pair at either level is never linked automatically whatever it weighs (the `unconfirmedDob`
+ * class: its dates disagree), so its weight decides only whether it reaches the review band and
+ * how it is shown there.
+ */
+export const DATA_DOB_LEVELS = ['near', 'twoParts'] as const satisfies readonly DobLevel[];
+export type DataDobLevel = (typeof DATA_DOB_LEVELS)[number];
+
+/**
+ * Fewest matches the date-of-birth session must have found at a DATA_DOB_LEVELS level (its m × the
+ * session's matches) for its estimate to be taken: a level seen in one or two true pairs swings by
+ * several bits between files alike (FEBRL 1–3: two parts agreeing −3.2 to +1.0 bits on 0.5 to 6 of them).
+ */
+export const MIN_LEVEL_MATCHES = 5;
+/** How far under the slip in use an adopted DATA_DOB_LEVELS level is put at most (bits): never as telling as one slip. */
+export const UNDER_SLIP = 0.25;
+
+/**
+ * The DATA_DOB_LEVELS weights to take from `estimate`, given the date-of-birth weights in use
+ * (`dob`: adopted or fixed): each level the date-of-birth session found at least MIN_LEVEL_MATCHES
+ * matches at, its estimate put between the mismatch in use and UNDER_SLIP under the slip in use.
+ * None when that session is too small to be adopted at all (MIN_SESSION_PAIRS pairs,
+ * MIN_SESSION_MATCHES matches) or its own levels are out of order (exact > slip > 0 > mismatch: a
+ * fit gone wrong). Independent of the name session, whose plausibility does not touch these.
+ */
+export function adoptableDobLevels(
+  estimate: WeightEstimate,
+  dob: Readonly<Record<DobLevel, number>>,
+): Partial<Record<DataDobLevel, number>> {
+  const session = estimate.sessions.dob;
+  const matches = session.matchShare * session.pairs;
+  const fit = estimate.weights.dob;
+  if (session.pairs < MIN_SESSION_PAIRS || matches < MIN_SESSION_MATCHES) return {};
+  if (!decreasing([fit.exact, fit.slip, 0, fit.mismatch])) return {};
+  const levels: Partial<Record<DataDobLevel, number>> = {};
+  for (const level of DATA_DOB_LEVELS) {
+    if (estimate.m.dob[level] * matches < MIN_LEVEL_MATCHES) continue;
+    levels[level] = Math.max(dob.mismatch, Math.min(fit[level], dob.slip - UNDER_SLIP));
+  }
+  return levels;
+}
+
+/**
+ * `weights` (undefined: the fixed ones) with the date-of-birth `levels` adopted over them. The
+ * fixed weights with only such levels estimated keep the fixed weights' calibration (CALIBRATION):
+ * the levels they change are never linked automatically, and the rest is what it was fitted for.
+ */
+export function withDobLevels(
+  weights: LevelWeights | undefined,
+  levels: Partial<Record<DataDobLevel, number>>,
+): LevelWeights | undefined {
+  if (Object.keys(levels).length === 0) return weights;
+  if (weights) return { ...weights, dob: { ...weights.dob, ...levels } };
+  return { name: NAME_WEIGHTS, dob: { ...DOB_WEIGHTS, ...levels }, calibration: CALIBRATION };
 }

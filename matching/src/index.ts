@@ -7,14 +7,20 @@
  * tuning). This file is the package's one entry: nothing else is imported from outside.
  */
 export {
+  adoptableDobLevels,
   adoptableWeights,
+  DATA_DOB_LEVELS,
+  type DataDobLevel,
   implausibility,
   keyWeights,
   MAX_WEIGHT_SHIFT,
+  MIN_LEVEL_MATCHES,
   MIN_SESSION_MATCHES,
   priorBitsForRate,
   TYPO_OVER_EXACT_SLACK,
   TYPO_UNDER_EXACT,
+  UNDER_SLIP,
+  withDobLevels,
 } from './adoption.ts';
 export {
   blockingKeys,

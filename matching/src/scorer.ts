@@ -269,8 +269,9 @@ export function confidenceToWeight(
   return priorBits + (-Math.log2(1 / y - 1) - offset) / slope;
 }
 
-/** The calibration of the weights in use: EM_CALIBRATION for estimated weights, else CALIBRATION. */
-const calibrationOf = (options: ScoreOptions): Calibration => (options.weights ? EM_CALIBRATION : CALIBRATION);
+/** The calibration of the weights in use: their own, EM_CALIBRATION for estimated weights, else CALIBRATION. */
+const calibrationOf = (options: ScoreOptions): Calibration =>
+  options.weights ? (options.weights.calibration ?? EM_CALIBRATION) : CALIBRATION;
 
 /**
  * The most a pair whose names do not agree may weigh: MAX_WEIGHT_WITHOUT_NAME, and never so much
@@ -447,8 +448,10 @@ function dobScore(a: PreparedDate | undefined, b: PreparedDate | undefined, weig
     return { field: 'suspectDob', status: 'missing', weight: c.weight, detail, disagrees };
   }
   if (c.level === 'twoParts') {
+    // Estimated from the data (adoption.ts: adoptableDobLevels) it can weigh for the pair.
     const detail = 'two of year, month and day agree';
-    return { field: 'suspectDob', status: 'mismatch', weight: c.weight, detail, disagrees };
+    const status: FieldStatus = c.weight > 0 ? 'partial' : 'mismatch';
+    return { field: 'suspectDob', status, weight: c.weight, detail, disagrees };
   }
   return { field: 'suspectDob', status: 'mismatch', weight: c.weight, detail: 'different dates', disagrees };
 }

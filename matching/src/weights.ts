@@ -46,6 +46,12 @@ export type DobLevel = 'exact' | 'slip' | 'near' | 'twoParts' | 'impossible' | '
 export interface LevelWeights {
   readonly name: Readonly<Record<TokenLevel, number>>;
   readonly dob: Readonly<Record<DobLevel, number>>;
+  /**
+   * The calibration to score them with: EM_CALIBRATION (fitted on EM's estimates of FEBRL 1–3)
+   * when absent. The fixed weights with only a date-of-birth level estimated keep CALIBRATION
+   * (adoption.ts: withDobLevels).
+   */
+  readonly calibration?: Calibration;
 }
 
 export const DOB_WEIGHTS: Readonly<Record<DobLevel, number>> = {

@@ -13,6 +13,7 @@ import {
   rng,
   scorePrepared,
   type WeightEstimate,
+  withDobLevels,
 } from '@nrad/matching';
 import { describe, expect, it } from 'vitest';
 import { weightsLog } from '../use-cases/linking.ts';
@@ -238,6 +239,8 @@ function people(options: {
   given?: number;
   surnames?: number;
   seed?: number;
+  /** A share of the other duplicates with the year of birth retyped as another (4 to 80 years off, day and month kept). */
+  yearRetyped?: number;
 }) {
   const next = below(options.seed ?? 1);
   const chance = (p: number) => next(1_000_000) < p * 1_000_000;
@@ -278,6 +281,8 @@ function people(options: {
     if (chance(0.04)) g2 = pick(given);
     if (chance(0.08)) d2 = d + (chance(0.5) ? 1 : -1);
     else if (chance(0.04)) d2 = next(dobDays);
+    else if (options.yearRetyped && chance(options.yearRetyped))
+      d2 = d + (chance(0.5) ? 1 : -1) * (1 + next(20)) * 1461;
     put(g2, s2, d2, (organization + 1 + next(2)) % 3);
   }
   return index;
@@ -289,10 +294,12 @@ describe('the weights of an estimate', () => {
     const index = people({ persons: 1500, duplicates: 0.4 });
     expect(index.namedCount).toBe(2103);
     const estimate = new MatchRate(index).estimate();
-    const { adopted, estimate: em, fixedBecause } = estimate.weights;
+    const { adopted, estimate: em, fixedBecause, dobLevels } = estimate.weights;
     expect(fixedBecause).toBeUndefined();
     expect(em).toBeDefined();
-    expect(adopted).toEqual(adoptableWeights(em!.weights));
+    // A day off across a month's end is weeks apart by the calendar ('near'): seen often enough to take.
+    expect(Object.keys(dobLevels)).toEqual(['near']);
+    expect(adopted).toEqual(withDobLevels(adoptableWeights(em!.weights), dobLevels));
     // The index scores with them, and r was estimated with them: about 1,206 / 2,103 = 0.57.
     expect(index.weights).toBe(adopted);
     expect(estimate.matchesPerRecord).toBeGreaterThan(0.5);
@@ -334,6 +341,33 @@ describe('the weights of an estimate', () => {
     const sliced = await estimateMatchRateInSlices(index);
     expect(sliced.weights.adopted).toEqual(adopted);
     expect(sliced.matchesPerRecord).toBe(estimate.matchesPerRecord);
+  });
+
+  it('takes how its dates go wrong from the data: a retyped year of birth becomes evidence, still for review', () => {
+    // As above, and a third of the duplicates' other copies with the year of birth retyped.
+    const index = people({ persons: 1500, duplicates: 0.4, yearRetyped: 0.3 });
+    const { weights } = new MatchRate(index).estimate();
+    const twoParts = weights.dobLevels.twoParts;
+    expect(twoParts).toBeDefined();
+    // Measured: 6.18 bits (DOB_WEIGHTS: −4): EM's 6.40, put UNDER_SLIP under the slip in use (6.43).
+    expect(twoParts).toBeGreaterThan(1);
+    expect(twoParts).toBeLessThan(keyWeights(weights.adopted).dob.slip);
+    expect(index.weights?.dob.twoParts).toBe(twoParts);
+    // Without retyped years (the test above) the level is seen too rarely to take.
+    expect(
+      new MatchRate(people({ persons: 1500, duplicates: 0.4 })).estimate().weights.dobLevels.twoParts,
+    ).toBeUndefined();
+    const query = prepareRecord({ id: 'q', suspectName: 'Zorbavek Quilantho', suspectDob: '1971-07-19' });
+    const target = record({ suspectName: 'Zorbavek Quilantho', suspectDob: '1959-07-19', organization: 'FIA' });
+    index.put(entryFor(target));
+    index.setReview({ partialName: 97.7, loneWord: 49.8, unconfirmedDob: 66.7 });
+    const [match] = index.find(query, blockingKeys(query), { threshold: 0, organization: 'FIA', review: true });
+    expect(match?.result.explanation[1]).toMatchObject({
+      status: 'partial',
+      weight: Math.round(twoParts! * 100) / 100,
+    });
+    expect(match?.result.uncertain).toBe('unconfirmedDob');
+    expect(match?.result.confidence).toBe(66.7);
   });
 
   it('scores every search of the index with the weights it adopted', () => {
@@ -436,7 +470,8 @@ describe('weightsLog', () => {
       randomPairs: 200_000,
     };
     const walked = { records: 300, pairs: 50_012 };
-    expect(weightsLog({ adopted: estimated, estimate: em, fixedBecause: undefined, ...walked, ms: 1234.5 })).toEqual({
+    const chosen = { adopted: estimated, estimate: em, fixedBecause: undefined, dobLevels: {}, ...walked, ms: 1234.5 };
+    expect(weightsLog(chosen)).toEqual({
       inUse: 'estimated',
       name: { exact: 8.12, typo: 6.46, conflict: -5.79 },
       dob: { exact: 14.5, slip: 3.5, mismatch: -4 },
@@ -448,6 +483,7 @@ describe('weightsLog', () => {
       adopted: undefined,
       estimate: em,
       fixedBecause: 'the name session found 0.0 matches',
+      dobLevels: {},
       ...walked,
       ms: 2,
     };
@@ -460,6 +496,13 @@ describe('weightsLog', () => {
       ...walked,
       sessionPairs: { name: 500, dob: 500 },
       ms: 2,
+    });
+    // The fixed key weights with a date-of-birth level estimated: still 'fixed', the level shown.
+    const twoParts = { twoParts: 3.256 };
+    expect(weightsLog({ ...refused, adopted: withDobLevels(undefined, twoParts), dobLevels: twoParts })).toMatchObject({
+      inUse: 'fixed',
+      dob: { exact: 14.5, slip: 3.5, mismatch: -4 },
+      dobLevels: { twoParts: 3.26 },
     });
   });
 });

@@ -24,14 +24,21 @@
  * denominators (some +7.7 bits for an initial where nobody typed one), which the first initial
  * would then weigh. The six are adopted only when plausible (@nrad/matching, adoption.ts:
  * adoptableWeights and implausibility; WeightChoice's fixedBecause says which rule failed, the log
- * says it too); otherwise the fixed weights stay.
+ * says it too); otherwise the fixed weights stay. Two of the rarer date-of-birth levels — weeks
+ * apart, two parts agreeing — are taken from the estimate either way once its date-of-birth session
+ * saw them in enough matches (issue 36, adoptableDobLevels): they say how this deployment's dates
+ * go wrong (a year retyped wholesale is common in some data and all but absent in FEBRL), and a
+ * pair at either level is never linked automatically, only proposed for review.
  *
  * The random pairs take some 2 s on one core (estimateMatchRate, at start, before the service
  * answers); the background re-estimate (estimateMatchRateInSlices) gives the event loop back every
  * couple of thousand of them, and after every EM iteration.
  */
 import {
+  adoptableDobLevels,
   adoptableWeights,
+  type DataDobLevel,
+  DOB_WEIGHTS,
   estimatePrior,
   finish,
   implausibility,
@@ -45,6 +52,7 @@ import {
   type ScoreOptions,
   type WeightEstimate,
   weightEstimation,
+  withDobLevels,
 } from '@nrad/matching';
 import type { IndexEntry, MatchIndex } from './match-index.ts';
 
@@ -85,12 +93,18 @@ export const MATCH_RATE_MAX_AGE_MS = 3_600_000;
 
 /** The level weights an estimate chose, and why. */
 export interface WeightChoice {
-  /** The weights to score with: estimated by EM when plausible, else undefined (the fixed weights). */
+  /**
+   * The weights to score with: the six key levels estimated by EM when plausible, and the
+   * date-of-birth levels of dobLevels over them or over the fixed weights; undefined: the fixed
+   * weights alone.
+   */
   readonly adopted: LevelWeights | undefined;
   /** What EM estimated, adopted or not (undefined: not tried, or estimateWeights gave nothing). */
   readonly estimate: WeightEstimate | undefined;
-  /** Why the fixed weights stay (undefined when the estimated ones are adopted). */
+  /** Why the fixed key weights stay (undefined when the estimated ones are adopted). */
   readonly fixedBecause: string | undefined;
+  /** The date-of-birth levels taken from the estimate whatever fixedBecause says (adoptableDobLevels). */
+  readonly dobLevels: Partial<Record<DataDobLevel, number>>;
   /** Records sampled for the weights, and their candidate pairs (MAX_WEIGHT_PAIRS). */
   readonly records: number;
   readonly pairs: number;
@@ -290,6 +304,7 @@ function* chooseWeights(
     adopted: undefined,
     estimate,
     fixedBecause,
+    dobLevels: {},
     ...walked,
     ms: tenths(clock.ms - started),
   });
@@ -304,8 +319,16 @@ function* chooseWeights(
   }
   const weights = adoptableWeights(estimate.weights);
   const implausible = implausibility(estimate, weights);
-  if (implausible) return fixed(implausible, estimate);
-  return { adopted: weights, estimate, fixedBecause: undefined, ...walked, ms: tenths(clock.ms - started) };
+  const keys = implausible ? undefined : weights;
+  const dobLevels = adoptableDobLevels(estimate, keys?.dob ?? DOB_WEIGHTS);
+  return {
+    adopted: withDobLevels(keys, dobLevels),
+    estimate,
+    fixedBecause: implausible,
+    dobLevels,
+    ...walked,
+    ms: tenths(clock.ms - started),
+  };
 }
 
 /** The total weight of each of r's pairs as it will be scored, yielding every MATCH_RATE_SLICE_PAIRS. */

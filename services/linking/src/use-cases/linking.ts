@@ -175,26 +175,30 @@ export function matchRateLog(estimate: MatchRateEstimate) {
   };
 }
 
+/** Level weights rounded to hundredths of a bit. */
+const roundedLevels = (levels: Readonly<Record<string, number>>) =>
+  Object.fromEntries(Object.entries(levels).map(([level, w]) => [level, hundredths(w)]));
+
 /** The six key weights (keyWeights), rounded to hundredths of a bit. */
 function roundedKeyWeights(weights: LevelWeights | undefined) {
   const { name, dob } = keyWeights(weights);
-  const round = (levels: Record<string, number>) =>
-    Object.fromEntries(Object.entries(levels).map(([level, w]) => [level, hundredths(w)]));
-  return { name: round(name), dob: round(dob) };
+  return { name: roundedLevels(name), dob: roundedLevels(dob) };
 }
 
 /**
- * Which weights score ('estimated' or 'fixed') and their key weights; when the fixed ones stay
- * despite an estimate, why and the estimate's key weights; what EM saw (records, candidate pairs,
+ * Which key weights score ('estimated' or 'fixed') and what they are; the date-of-birth levels
+ * taken from the estimate either way (dobLevels); when the fixed ones stay despite an estimate,
+ * why and the estimate's key weights; what EM saw (records, candidate pairs,
  * the sessions' pairs); the time.
  */
 export function weightsLog(choice: WeightChoice) {
   const { estimate } = choice;
   return {
-    inUse: choice.adopted ? 'estimated' : 'fixed',
+    inUse: choice.adopted && !choice.fixedBecause ? 'estimated' : 'fixed',
     ...roundedKeyWeights(choice.adopted),
+    ...(Object.keys(choice.dobLevels).length > 0 ? { dobLevels: roundedLevels(choice.dobLevels) } : {}),
     ...(choice.fixedBecause ? { fixedBecause: choice.fixedBecause } : {}),
-    ...(estimate && !choice.adopted ? { rejected: roundedKeyWeights(estimate.weights) } : {}),
+    ...(estimate && choice.fixedBecause ? { rejected: roundedKeyWeights(estimate.weights) } : {}),
     records: choice.records,
     pairs: choice.pairs,
     ...(estimate ? { sessionPairs: { name: estimate.sessions.name.pairs, dob: estimate.sessions.dob.pairs } } : {}),
