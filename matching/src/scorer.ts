@@ -132,17 +132,19 @@ export const DEFAULT_REVIEW_THRESHOLD = 50;
  * The share of each uncertain class's pairs that are the same person (in %), before any decision
  * is known: the median over FEBRL 1–3 and the held-out sets of the share true among the class's
  * pairs that score 50 or more as the service scores them (tools/linkage/bin/linkage-eval.ts,
- * 2026-11-27). Partial names: 25% (4 pairs, duplicates30) to 100%, median 97.7; one word against
- * another: 0% (twins, duplicates1) to 100% (FEBRL 1's replaced given names), median 49.8 (under
- * the review threshold's default: the service keeps a class at REVIEW_THRESHOLD at least); names
- * agreeing without a date of birth that confirms them: 0% to 100%, median 66.7 — which is why only
- * each deployment's own decisions can tell (ScoreOptions.review; the linking service's
+ * 2026-11-28, with the date-of-birth levels the service estimates from each set: adoptableDobLevels).
+ * Partial names: 25% (4 pairs, duplicates30) to 100%, median 96.2; one word against another: 0%
+ * (twins, duplicates1) to 100% (FEBRL 1's replaced given names), median 49.5 (under the review
+ * threshold's default: the service keeps a class at REVIEW_THRESHOLD at least); names agreeing
+ * without a date of birth that confirms them: 34.5% to 100%, median 78.0 (66.7 before the
+ * estimated date levels lifted the true ones with a year retyped into the band) — which is why
+ * only each deployment's own decisions can tell (ScoreOptions.review; the linking service's
  * review-classes.ts).
  */
 export const REVIEW_CLASS_PRIOR: Readonly<Record<UncertainClass, number>> = {
-  partialName: 97.7,
-  loneWord: 49.8,
-  unconfirmedDob: 66.7,
+  partialName: 96.2,
+  loneWord: 49.5,
+  unconfirmedDob: 78.0,
 };
 
 export interface PrepareOptions {

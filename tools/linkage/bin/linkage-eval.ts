@@ -198,11 +198,12 @@ const share = (c: { pairs: number; truePairs: number }) =>
   c.pairs === 0 ? '–' : `${c.pairs} / ${f3(c.truePairs / c.pairs)}`;
 lines.push(
   '',
-  `The three zones as the service scores (whole names, fixed weights; auto ≥ ${DEFAULT_THRESHOLD}, review from ${DEFAULT_REVIEW_THRESHOLD} and every uncertain pair from there):`,
-  `    set                               reachable   auto precision / recall   auto + review recall (of reachable)${UNCERTAIN_CLASSES.map((c) => `   ${`${CLASS_LABEL[c]}: pairs / true`.padStart(34)}`).join('')}`,
+  `The three zones as the service scores (whole names, fixed weights with the date-of-birth levels it would estimate from the set; auto ≥ ${DEFAULT_THRESHOLD}, review from ${DEFAULT_REVIEW_THRESHOLD} and every uncertain pair from there):`,
+  `    set                               reachable   auto precision / recall   auto + review recall (of reachable)${UNCERTAIN_CLASSES.map((c) => `   ${`${CLASS_LABEL[c]}: pairs / true`.padStart(34)}`).join('')}   date levels estimated (bits)`,
   ...zones.map(([name, z]) => {
     const autoP = z.auto.pairs ? f3(z.auto.truePairs / z.auto.pairs) : '–';
-    return `    ${name.padEnd(34)}${f3(z.reachable / z.truePairs).padStart(9)}   ${`${autoP} / ${f3(z.auto.truePairs / z.truePairs)}`.padStart(23)}   ${f3((z.auto.truePairs + z.review.truePairs) / z.reachable).padStart(35)}${UNCERTAIN_CLASSES.map((c) => `   ${share(z.classes[c]).padStart(34)}`).join('')}`;
+    const levels = Object.entries(z.dobLevels).map(([level, bits]) => `${level} ${bits.toFixed(2)}`);
+    return `    ${name.padEnd(34)}${f3(z.reachable / z.truePairs).padStart(9)}   ${`${autoP} / ${f3(z.auto.truePairs / z.truePairs)}`.padStart(23)}   ${f3((z.auto.truePairs + z.review.truePairs) / z.reachable).padStart(35)}${UNCERTAIN_CLASSES.map((c) => `   ${share(z.classes[c]).padStart(34)}`).join('')}   ${levels.join(', ') || 'none'}`;
   }),
   `  median share true (REVIEW_CLASS_PRIOR; FEBRL 4 left out): ${UNCERTAIN_CLASSES.map(
     (c) =>

@@ -2,17 +2,22 @@
  * The three zones as the linking service scores pairs (issue 36, ADR 0022): auto-links at
  * DEFAULT_THRESHOLD and above, possible matches from DEFAULT_REVIEW_THRESHOLD (and every pair of an
  * uncertain class from there, whatever its class's confidence), nothing below — with whole names,
- * the service's fixed weights, name-word frequencies and the prior estimated from the candidate
- * pairs (serviceOptions), each pair on its own. Per uncertain class, how many of its pairs score
+ * the service's fixed weights with the date-of-birth levels it would take from its estimate of the
+ * set (adoptableDobLevels), name-word frequencies and the prior estimated from the candidate pairs
+ * (serviceOptions), each pair on its own. Per uncertain class, how many of its pairs score
  * from the review threshold up (their natural score, before the class's ceiling) and the share of
  * them that is true: what REVIEW_CLASS_PRIOR is the median of.
  */
 import {
+  adoptableDobLevels,
   CALIBRATION,
   type Calibration,
   candidatePairs,
+  type DataDobLevel,
   DEFAULT_REVIEW_THRESHOLD,
   DEFAULT_THRESHOLD,
+  DOB_WEIGHTS,
+  estimateWeights,
   type MatchInput,
   pairWeight,
   prepareRecord,
@@ -20,6 +25,7 @@ import {
   UNCERTAIN_CLASSES,
   type UncertainClass,
   weightToConfidence,
+  withDobLevels,
 } from '@nrad/matching';
 import { serviceOptions } from './febrl.ts';
 import { truePairCount } from './heldout.ts';
@@ -51,6 +57,8 @@ export interface ZoneFigures {
   readonly points: readonly WeightPoint[];
   /** The prior the set was scored at (estimated from its candidate pairs), bits. */
   readonly priorBits: number;
+  /** The date-of-birth levels the service would take from its estimate of the set (adoptableDobLevels), bits. */
+  readonly dobLevels: Partial<Record<DataDobLevel, number>>;
 }
 
 /** Scores every candidate pair of `raw` (one set, deduplicated) as the service would, into zones. */
@@ -58,7 +66,7 @@ export function zoneFigures(
   raw: ReadonlyArray<MatchInput & { readonly entity: string }>,
   thresholds = { link: DEFAULT_THRESHOLD, review: DEFAULT_REVIEW_THRESHOLD },
 ): ZoneFigures {
-  const { records, pairs, options } = asTheService(raw);
+  const { records, pairs, options, dobLevels } = asTheServiceWithDobLevels(raw);
   const truePairs = truePairCount(raw);
   const priorBits = options.priorBits;
   const points: WeightPoint[] = [];
@@ -83,7 +91,7 @@ export function zoneFigures(
       if (truth) classes[uncertain].truePairs++;
     }
   }
-  return { records: records.length, truePairs, reachable, auto, review: band, classes, points, priorBits };
+  return { records: records.length, truePairs, reachable, auto, review: band, classes, points, priorBits, dobLevels };
 }
 
 /** The median of the shares true of each set's class pairs (sets without such pairs left out). */
@@ -156,6 +164,17 @@ function asTheService(raw: readonly MatchInput[]) {
   const { pairs } = candidatePairs(records);
   const review = Object.fromEntries(UNCERTAIN_CLASSES.map((c) => [c, 100]));
   return { records, pairs, options: { ...serviceOptions(records, pairs), wholeNames: true, review } };
+}
+
+/**
+ * asTheService with the date-of-birth levels the service would take from its estimate of these
+ * records (EM on them: adoptableDobLevels over the fixed weights, which keep their calibration).
+ */
+function asTheServiceWithDobLevels(raw: readonly MatchInput[]) {
+  const prepared = asTheService(raw);
+  const estimate = estimateWeights(prepared.records, prepared.pairs);
+  const dobLevels = estimate ? adoptableDobLevels(estimate, DOB_WEIGHTS) : {};
+  return { ...prepared, options: { ...prepared.options, weights: withDobLevels(undefined, dobLevels) }, dobLevels };
 }
 
 /**
