@@ -96,6 +96,8 @@ export interface TruthReport {
   falseLinks: string[];
   /** From the first upload until the linking service had consumed every record event (ms). */
   linkedMs: number;
+  /** What the passes of linking again after a change of the weights added before the count. */
+  relinked: Relinked;
   /** The linking service's last estimate of the match rate and weights (its log), if any. */
   estimate: LastEstimate | null;
   notes: string[];
@@ -135,6 +137,44 @@ export function lastEstimateFrom(logsDir: string): LastEstimate | null {
     }
   }
   return found;
+}
+
+/** What the linking service's passes after a change of the weights added (relinking.ts), from its log. */
+export interface Relinked {
+  passes: number;
+  links: number;
+  possibleMatches: number;
+}
+
+/** How long the linking log must stay unchanged, with every pass ended, to call linking settled (ms). */
+const LOG_QUIET_MS = 3000;
+
+/**
+ * Waits until the linking service has no pass of linking again under way (as many passes ended as
+ * began) and its log has not changed for LOG_QUIET_MS — an estimate after the last record event
+ * may yet start one (some 1–2 s at 10,000 records) — and sums what the passes added.
+ */
+export async function relinkingSettled(logsDir: string, waitMs: number): Promise<Relinked> {
+  const deadline = performance.now() + waitMs;
+  let seen = -1;
+  let quietSince = performance.now();
+  for (;;) {
+    const started = linkingLogEntries(logsDir, 'linking again after the weights changed').length;
+    const ended = linkingLogEntries(logsDir, '"relinked"').map((e) => e.relinked as Partial<Relinked>);
+    const lines = linkingLogEntries(logsDir, '"level"').length;
+    if (lines !== seen) {
+      seen = lines;
+      quietSince = performance.now();
+    } else if (started === ended.length && performance.now() - quietSince >= LOG_QUIET_MS) {
+      return {
+        passes: ended.length,
+        links: ended.reduce((sum, e) => sum + (e.links ?? 0), 0),
+        possibleMatches: ended.reduce((sum, e) => sum + (e.possibleMatches ?? 0), 0),
+      };
+    }
+    if (performance.now() > deadline) throw new Error('the linking service did not settle in time');
+    await sleep(500);
+  }
 }
 
 /** ", date-of-birth levels estimated: twoParts 3.4 bits" (empty when none were taken). */
@@ -236,6 +276,12 @@ export async function runTruthBench(options: TruthBenchOptions): Promise<TruthRe
     }
     const linkedMs = last.at;
     log(`  linking caught up after ${(linkedMs / 1000).toFixed(1)} s`);
+    const relinked = await relinkingSettled(bench.system.logsDir, options.waitMs ?? CATCH_UP_TIMEOUT_MS);
+    if (relinked.passes > 0) {
+      log(
+        `  linked again after the weights changed: ${relinked.passes} pass(es), ${relinked.links} links and ${relinked.possibleMatches} possible matches added, settled after ${((performance.now() - t0) / 1000).toFixed(1)} s`,
+      );
+    }
 
     // What was created, as the records store has it (the set's index from the incident number),
     // each record at its position in `stored`.
@@ -308,6 +354,7 @@ export async function runTruthBench(options: TruthBenchOptions): Promise<TruthRe
       review,
       classes,
       linkedMs,
+      relinked,
       falseLinks,
       estimate: lastEstimateFrom(bench.system.logsDir),
       notes,
@@ -338,6 +385,11 @@ export function formatTruthReport(r: TruthReport): string {
       r.estimate
         ? `its last estimate: ${r.estimate.inUse} weights${r.estimate.fixedBecause ? ` (${r.estimate.fixedBecause})` : ''}${dobLevelsText(r.estimate.dobLevels)}, prior ${r.estimate.priorBits} bits (${r.estimate.matchesPerRecord} matches a record)`
         : 'no estimate in its log'
+    }`,
+    `         linked again after the weights changed: ${
+      r.relinked.passes === 0
+        ? 'no pass'
+        : `${r.relinked.passes} pass(es), adding ${r.relinked.links} links and ${r.relinked.possibleMatches} possible matches (counted below)`
     }`,
     '',
     ...table(

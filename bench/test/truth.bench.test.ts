@@ -78,9 +78,12 @@ describe('linkage:service', () => {
       expect(r.noClass.auto / r.noClass.truePairs).toBeGreaterThan(r.auto.truePairs / r.truePairs);
       // Under 1,000 named records the service keeps its fixed weights, and its log says so.
       expect(r.estimate).toMatchObject({ inUse: 'fixed', fixedBecause: 'fewer than 1000 named records' });
+      // So the weights never changed, and nothing was linked again.
+      expect(r.relinked).toEqual({ passes: 0, links: 0, possibleMatches: 0 });
       expect(r.notes).toEqual([]);
       const text = formatTruthReport(r);
       expect(text).toMatch(/\nSet: +clusters, 400 records spread at random over BPS, FIA and CUS/);
+      expect(text).toMatch(/\n {9}linked again after the weights changed: no pass\n/);
       expect(text).toMatch(/\nAuto-links: precision [\d.]+ \(target ≥ 0\.99\), recall [\d.]+/);
       expect(text).toMatch(/\n {2}of the [\d,]+ true pairs of no uncertain class .+: [\d.]+\n/);
     } finally {

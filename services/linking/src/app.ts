@@ -19,12 +19,14 @@ import { LinkRegistry } from './domain/link-registry.ts';
 import { MatchIndex } from './domain/match-index.ts';
 import { MatchRate } from './domain/match-rate.ts';
 import { decisions, labelledPairs, PossibleMatches } from './domain/possible-matches.ts';
+import { Relinking } from './domain/relinking.ts';
 import { LinkRelay } from './events/link-relay.ts';
 import { apiRoutes } from './http/routes.ts';
 import {
   applyRecordEvents,
   forgetExpiredDisclosures,
   type LinkingDeps,
+  linkAgain,
   loadState,
   matchRateLog,
 } from './use-cases/linking.ts';
@@ -107,6 +109,11 @@ export async function createApp({ config, db, bus, logger }: LinkingAppDeps) {
     index,
     // The estimate learns from what investigators decided (issue 36, ADR 0022).
     matchRate: new MatchRate(index, Date.now, () => labelledPairs(index, decisions(links, possibleMatches))),
+    relinking: new Relinking(
+      index,
+      (entry) => linkAgain(deps, entry),
+      (tally) => logger.info({ relinked: tally }, 'linked again after the weights changed'),
+    ),
     links,
     linkLock,
     relay,

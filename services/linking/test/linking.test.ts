@@ -8,6 +8,7 @@ import {
   type UserIdentity,
 } from '@nrad/contracts';
 import { waitUntil } from '@nrad/infra/harness';
+import { withDobLevels } from '@nrad/matching';
 import { RECORD_EVENTS_BATCH } from '@nrad/service-kit';
 import { Types } from 'mongoose';
 import { beforeAll, describe, expect, it, vi } from 'vitest';
@@ -277,6 +278,43 @@ describe('re-estimating the weights behind a backlog (issue 36)', () => {
     expect(refresh).toHaveBeenCalledTimes(3);
     await settled();
     expect(h.built.deps.index.size).toBe(3 * RECORD_EVENTS_BATCH + 1); // every event applied all the same
+  });
+});
+
+describe('linking again after the weights changed (issue 36)', () => {
+  it('proposes what the new weights find among the records scored before, as the service, once, taking nothing away', async () => {
+    const h = await startLinking();
+    const { deps } = h.built;
+    // The year of birth retyped: with the fixed weights (two parts agreeing, −4 bits) nothing to propose.
+    const police = await h.create(bps, { suspectName: 'Quentin Marlowe', suspectDob: '1931-01-05' });
+    const fiu = await h.create(fia, { suspectName: 'Quentin Marlowe', suspectDob: '1964-01-05' });
+    const linked = await h.create(cus, { suspectName: 'Quentin Marlowe', suspectDob: '1931-01-05' });
+    await waitForLinks(h, linked.id, 1);
+    await waitUntil('the FIA record indexed', async () => deps.index.get(fiu.id) !== undefined, 10_000);
+    expect(deps.possibleMatches.pair(police.id, fiu.id)).toBeUndefined();
+    const links = deps.links.forRecord(linked.id).length;
+
+    // An estimate that finds a retyped year telling here (adoptableDobLevels), as refreshMatchRate adopts it.
+    deps.index.setWeights(withDobLevels(deps.index.weights, { twoParts: 3.25 }));
+    deps.relinking.request(deps.index.size);
+    await deps.relinking.settled();
+    const proposed = deps.possibleMatches.pair(police.id, fiu.id);
+    expect(proposed).toMatchObject({ uncertain: 'unconfirmedDob', decision: null });
+    expect(deps.possibleMatches.pair(linked.id, fiu.id)).toMatchObject({ uncertain: 'unconfirmedDob' });
+    // The link made before stands, and nothing else was linked.
+    expect(deps.links.forRecord(linked.id)).toHaveLength(links);
+    const events = await h.settledAudit();
+    const created = events.find(
+      (e) => e.action === 'possible-match.create' && e.detail?.possibleMatch === proposed?._id.toHexString(),
+    );
+    // Proposed by the service itself, no user: the pass, not a record event.
+    expect(created).toMatchObject({ userId: null, organization: null, detail: { relinked: true } });
+
+    // Another pass finds nothing new: every pair has its link or possible match already.
+    const count = deps.possibleMatches.size;
+    deps.relinking.request(deps.index.size);
+    await deps.relinking.settled();
+    expect(deps.possibleMatches.size).toBe(count);
   });
 });
 

@@ -192,6 +192,14 @@ export class MatchIndex {
     return slot === undefined ? undefined : this.slots[slot];
   }
 
+  /**
+   * The entry of a slot (0 to size − 1: records in the order they first came; a later version
+   * keeps its record's slot), deleted or not; undefined past the end.
+   */
+  entryAt(slot: number): IndexEntry | undefined {
+    return this.slots[slot];
+  }
+
   /** Active records with a name (not a placeholder): those the name-word counts are over. */
   get namedCount(): number {
     return this.named;

@@ -69,6 +69,7 @@ import { pairKeyOf } from '../domain/link-registry.ts';
 import { entryFor, type IndexEntry, type MatchIndex, type ScoredCandidate } from '../domain/match-index.ts';
 import type { MatchRate, MatchRateEstimate, WeightChoice } from '../domain/match-rate.ts';
 import type { PossibleMatches } from '../domain/possible-matches.ts';
+import { modelChanged, type Relinking } from '../domain/relinking.ts';
 import { type ClassCalibration, calibrateClasses, reviewCeilings } from '../domain/review-classes.ts';
 import { hasPending, type LinkRelay, pendingLink } from '../events/link-relay.ts';
 
@@ -82,6 +83,8 @@ export interface LinkingDeps {
   index: MatchIndex;
   /** The index's match rate (the prior's r) and weights, re-estimated as the records change. */
   matchRate: MatchRate;
+  /** Auto-linking again of the records scored before the weights changed (refreshMatchRate). */
+  relinking: Relinking;
   links: LinkRegistry;
   relay: LinkRelay;
   logger: Logger;
@@ -138,6 +141,7 @@ export async function applyRecordEvents(deps: LinkingDeps, events: readonly Reco
     newest.set(entry.id, { entry, record: event.record });
     return entry;
   });
+  if (events.length >= RECORD_EVENTS_BATCH) deps.relinking.backlog();
   await deps.store.saveEntries([...newest.values()], (entry) => !deps.index.get(entry.id));
   let sliceFrom = performance.now();
   for (const [at, event] of events.entries()) {
@@ -145,7 +149,7 @@ export async function applyRecordEvents(deps: LinkingDeps, events: readonly Reco
     if (entry) deps.index.put(entry);
     if (event.type !== 'created' || !deps.autoLink) continue;
     const current = deps.index.get(event.record.id);
-    if (current && !current.deleted) await autoLink(deps, current, event.actor);
+    if (current && !current.deleted) await autoLink(deps, current, auditActorOf(event.actor));
     if (performance.now() - sliceFrom >= AUTO_LINK_SLICE_MS) {
       await nextTurn();
       sliceFrom = performance.now();
@@ -156,6 +160,14 @@ export async function applyRecordEvents(deps: LinkingDeps, events: readonly Reco
   // — unless the index has doubled since the last estimate (an upload into a new deployment).
   if (events.length < RECORD_EVENTS_BATCH || deps.matchRate.grown()) refreshMatchRate(deps);
 }
+
+/** The audit actor of a record event's user (no request of this service's). */
+const auditActorOf = (by: Actor): AuditActor => ({
+  userId: by.userId,
+  organization: by.organization,
+  requestId: null,
+  clientAddress: null,
+});
 
 /** Synchronous linking work done before a run of record events lets requests in (ms). */
 const AUTO_LINK_SLICE_MS = 10;
@@ -212,10 +224,18 @@ export function weightsLog(choice: WeightChoice) {
  * go on meanwhile.
  */
 export function refreshMatchRate(deps: LinkingDeps): void {
+  const before = deps.index.weights;
   const refreshing = deps.matchRate.refresh();
   if (!refreshing) return;
   void refreshing.then(
-    (estimate) => deps.logger.info({ matchRate: matchRateLog(estimate) }, 'match rate estimated'),
+    (estimate) => {
+      deps.logger.info({ matchRate: matchRateLog(estimate) }, 'match rate estimated');
+      if (!deps.autoLink || !modelChanged(before, estimate.weights.adopted)) return;
+      // Every record so far was scored with an older model: link them again (relinking.ts).
+      const records = deps.index.size;
+      deps.logger.info({ records }, 'linking again after the weights changed');
+      deps.relinking.request(records);
+    },
     (err: unknown) => deps.logger.error({ err }, 'match rate estimate failed'),
   );
 }
@@ -228,9 +248,13 @@ export function refreshMatchRate(deps: LinkingDeps): void {
  * request of this service's). A pair with a link or a possible match already, decided or not, is
  * left as it is.
  */
-export async function autoLink(deps: LinkingDeps, entry: IndexEntry, by: Actor): Promise<Link[]> {
-  const actor: AuditActor = { userId: by.userId, organization: by.organization, requestId: null, clientAddress: null };
-  const audit: LinkAudit = { actor, detail: { auto: true } };
+export async function autoLink(
+  deps: LinkingDeps,
+  entry: IndexEntry,
+  actor: AuditActor,
+  detail: AuditEvent['detail'] = { auto: true },
+): Promise<{ links: Link[]; possibleMatches: number }> {
+  const audit: LinkAudit = { actor, detail };
   const found = deps.index.find(entry.prepared, entry.keys, {
     excludeOrganization: entry.organization,
     excludeId: entry.id,
@@ -244,7 +268,7 @@ export async function autoLink(deps: LinkingDeps, entry: IndexEntry, by: Actor):
     if (deps.possibleMatches.pair(entry.id, candidate.entry.id)) continue;
     // An uncertain class (a partial name, one word against another) is never linked automatically.
     if (candidate.result.confidence < deps.threshold || candidate.result.uncertain) {
-      if (await proposePossibleMatch(deps, entry, candidate, actor)) proposed++;
+      if (await proposePossibleMatch(deps, entry, candidate, actor, detail?.relinked === true)) proposed++;
       continue;
     }
     const link = await storeLink(deps, entry, candidate.entry, candidate.result, 'auto', null, audit);
@@ -256,18 +280,32 @@ export async function autoLink(deps: LinkingDeps, entry: IndexEntry, by: Actor):
       'records linked automatically',
     );
   }
-  return made;
+  return { links: made, possibleMatches: proposed };
+}
+
+/** Who links again after the model changed (relinking.ts): the service itself, no user. */
+export const RELINK_ACTOR: AuditActor = { userId: null, organization: null, requestId: null, clientAddress: null };
+
+/** auto-linking of a record again after the model changed (Relinking's `link`): audited as the service's. */
+export async function linkAgain(
+  deps: LinkingDeps,
+  entry: IndexEntry,
+): Promise<{ links: number; possibleMatches: number }> {
+  const made = await autoLink(deps, entry, RELINK_ACTOR, { auto: true, relinked: true });
+  return { links: made.links.length, possibleMatches: made.possibleMatches };
 }
 
 /**
  * Stores the pair of `entry` and a candidate as a possible match and records it
- * (`possible-match.create`, the two records); false when the pair has one already.
+ * (`possible-match.create`, the two records; `relinked` when a pass after a change of the weights
+ * found it); false when the pair has one already.
  */
 async function proposePossibleMatch(
   deps: LinkingDeps,
   entry: IndexEntry,
   { entry: other, result }: ScoredCandidate,
   actor: AuditActor,
+  relinked = false,
 ): Promise<boolean> {
   const doc: PossibleMatchDoc = {
     _id: new Types.ObjectId(),
@@ -286,6 +324,7 @@ async function proposePossibleMatch(
   await deps.audit.record(actor, 'possible-match.create', doc.recordIds, {
     possibleMatch: doc._id.toHexString(),
     confidence: doc.confidence,
+    ...(relinked ? { relinked: true } : {}),
   });
   return true;
 }
