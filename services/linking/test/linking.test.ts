@@ -249,7 +249,7 @@ describe('auto-linking on records.created', () => {
 });
 
 describe('re-estimating the weights behind a backlog (issue 36)', () => {
-  it('waits while runs of events come full (more are waiting) unless the index has doubled, and re-estimates once a run is short', async () => {
+  it('waits while runs of events come full (more are waiting) unless the pairs across agencies grew fourfold, and re-estimates once a run is short', async () => {
     const h = await startLinking({ autoLink: false });
     const refresh = vi.spyOn(h.built.deps.matchRate, 'refresh');
     let k = 0;
@@ -258,20 +258,26 @@ describe('re-estimating the weights behind a backlog (issue 36)', () => {
       type: 'created' as const,
       time: new Date().toISOString(),
       actor: { userId: bps.userId, name: bps.name, organization: 'BPS' as const },
-      record: caseRecord({ organization: 'BPS', suspectName: `Backlog Person${k++}`, createdById: bps.userId }),
+      // The police and the FIA in turn: what an estimate learns from is pairs across agencies.
+      record: caseRecord({
+        organization: k % 2 === 0 ? 'BPS' : 'FIA',
+        suspectName: `Backlog Person${k++}`,
+        createdById: bps.userId,
+      }),
     });
     const run = (length: number) => applyRecordEvents(h.built.deps, Array.from({ length }, event));
     const settled = async () => {
       for (const result of refresh.mock.results) await result.value;
     };
-    // An empty index filled by a backlog: re-estimated at 200 records (twice 100), then at 400.
+    // An empty index filled by a backlog: re-estimated at 200 records (100 × 100 pairs across the
+    // two agencies: four times 50 × 50), then at 400 (200 × 200).
     await run(RECORD_EVENTS_BATCH);
     expect(refresh).toHaveBeenCalledTimes(1);
     await settled();
     await run(RECORD_EVENTS_BATCH);
     expect(refresh).toHaveBeenCalledTimes(2);
     await settled();
-    // 600 records, not yet twice 400: a full run waits.
+    // 600 records, 300 × 300 pairs: not yet four times 200 × 200, a full run waits.
     await run(RECORD_EVENTS_BATCH);
     expect(refresh).toHaveBeenCalledTimes(2);
     await run(1);

@@ -19,6 +19,7 @@ import { describe, expect, it } from 'vitest';
 import { weightsLog } from '../use-cases/linking.ts';
 import { entryFor, MatchIndex } from './match-index.ts';
 import {
+  crossPairs,
   estimateMatchRate,
   estimateMatchRateInSlices,
   MATCH_RATE_MAX_AGE_MS,
@@ -195,21 +196,22 @@ describe('MatchRate', () => {
     expect(rate.due()).toBe(true);
   });
 
-  it('asks for an estimate behind a backlog only once the index has doubled (counting from 100 records)', () => {
+  it('asks for an estimate behind a backlog once the pairs across agencies have grown fourfold (from 50 × 50)', () => {
     const index = new MatchIndex();
     const rate = new MatchRate(index);
     expect(rate.grown()).toBe(true); // never estimated
-    const loners = clusters(0, 500, 11);
-    const entries = loners.sampleNamed(500);
+    // Records of BPS and FIA in turn.
+    const entries = clusters(0, 500, 11).sampleNamed(500);
     for (const entry of entries.slice(0, 150)) index.put(entry);
+    expect(crossPairs(index)).toBe(75 * 75);
     rate.estimate();
     expect(rate.grown()).toBe(false);
     for (const entry of entries.slice(150, 299)) index.put(entry);
-    expect(rate.grown()).toBe(false); // 299 of 300
+    expect(rate.grown()).toBe(false); // 150 × 149
     index.put(entries[299]!);
-    expect(rate.grown()).toBe(true);
+    expect(rate.grown()).toBe(true); // 150 × 150 = 4 × 75 × 75
     rate.estimate();
-    // Under 100 records at the last estimate: due again at 200, not at twice as few.
+    // Under 50 × 50 at the last estimate: due again at 100 × 100, not at four times as few.
     const small = new MatchIndex();
     const early = new MatchRate(small);
     for (const entry of entries.slice(0, 10)) small.put(entry);
@@ -218,6 +220,28 @@ describe('MatchRate', () => {
     expect(early.grown()).toBe(false);
     small.put(entries[199]!);
     expect(early.grown()).toBe(true);
+  });
+
+  it("asks for none while one agency alone uploads, and does once another agency's records can be compared", () => {
+    const index = new MatchIndex();
+    const rate = new MatchRate(index);
+    const police = clusters(0, 1000, 12)
+      .sampleNamed(1000)
+      .filter((e) => e.organization === 'BPS');
+    const fia = clusters(0, 1000, 13)
+      .sampleNamed(1000)
+      .filter((e) => e.organization === 'FIA');
+    for (const entry of police.slice(0, 10)) index.put(entry);
+    rate.estimate();
+    // Nothing to learn across agencies: 10 records or 500 of one agency are alike.
+    for (const entry of police.slice(10)) index.put(entry);
+    expect(index.activeCount()).toBe(500);
+    expect(rate.grown()).toBe(false);
+    // FIA's 20th record makes 500 × 20 pairs: four times 50 × 50.
+    for (const entry of fia.slice(0, 19)) index.put(entry);
+    expect(rate.grown()).toBe(false);
+    index.put(fia[19]!);
+    expect(rate.grown()).toBe(true);
   });
 });
 

@@ -91,6 +91,24 @@ export const MIN_MATCH_RATE_CHANGES = 100;
 /** …or after this long, if anything changed at all (milliseconds). */
 export const MATCH_RATE_MAX_AGE_MS = 3_600_000;
 
+/**
+ * The pairs across organizations from which MatchRate.grown counts: those of MIN_MATCH_RATE_CHANGES
+ * records in two organizations, half each.
+ */
+export const MIN_CROSS_PAIRS = (MIN_MATCH_RATE_CHANGES / 2) ** 2;
+
+/** Pairs of active records of two different organizations: Σ nᵢ·nⱼ over pairs of organizations. */
+export function crossPairs(index: MatchIndex): number {
+  let all = 0;
+  let same = 0;
+  for (const organization of index.organizations()) {
+    const n = index.activeCount(organization);
+    all += n;
+    same += n * n;
+  }
+  return (all * all - same) / 2;
+}
+
 /** The level weights an estimate chose, and why. */
 export interface WeightChoice {
   /**
@@ -347,7 +365,7 @@ function* weighPairs(sample: Sample, options: ScoreOptions): Generator<void, Flo
  * MIN_MATCH_RATE_CHANGES), or after MATCH_RATE_MAX_AGE_MS with any change. One at a time.
  */
 export class MatchRate {
-  private last: { changes: number; active: number; at: number } | undefined;
+  private last: { changes: number; active: number; crossPairs: number; at: number } | undefined;
   private running = false;
 
   /**
@@ -376,16 +394,22 @@ export class MatchRate {
   }
 
   /**
-   * Whether the index has at least doubled since the last estimate (counting from
-   * MIN_MATCH_RATE_CHANGES records): then an estimate is worth making even behind a backlog. A
+   * Whether what an estimate learns from has grown enough since the last one for another, even
+   * behind a backlog: the pairs of active records of two organizations (crossPairs) at least four
+   * times as many — each organization's records doubled — counting from MIN_CROSS_PAIRS. A
    * deployment filled by uploads from empty otherwise scored every record of them with the empty
    * index's r (1 match a record, the prior of log2 N): on a set with 1% of records a duplicate
-   * that let namesakes link (issue 36, `npm run linkage:service -- --set duplicates1`). Doubling
-   * asks for about log2(N / 100) estimates over a load of N records, so the backlog hardly pays.
+   * that let namesakes link (issue 36, `npm run linkage:service -- --set duplicates1`). Counted in
+   * records (session 8), it asked for estimates while one agency's upload alone had arrived —
+   * nothing to learn across agencies, so r stayed 1 — and none again until the index doubled:
+   * the next agency's records were all scored with r = 1, and namesakes still linked in two runs
+   * of five. Counted in pairs across agencies, a load asks for about log2(N / 100) estimates as
+   * before, at the moments they can learn something, so the backlog hardly pays; what the early,
+   * more cautious estimates miss, linking again after r rose finds (relinking.ts: rateRose).
    */
   grown(): boolean {
     if (!this.last) return true;
-    return this.index.activeCount() >= 2 * Math.max(this.last.active, MIN_MATCH_RATE_CHANGES);
+    return crossPairs(this.index) >= 4 * Math.max(this.last.crossPairs, MIN_CROSS_PAIRS);
   }
 
   /**
@@ -405,7 +429,8 @@ export class MatchRate {
 
   /** Changes from here on count towards the next estimate. */
   private mark(): void {
-    this.last = { changes: this.index.changes, active: this.index.activeCount(), at: this.now() };
+    const { index } = this;
+    this.last = { changes: index.changes, active: index.activeCount(), crossPairs: crossPairs(index), at: this.now() };
   }
 
   private adopt(estimate: MatchRateEstimate): MatchRateEstimate {

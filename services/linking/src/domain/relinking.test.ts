@@ -1,7 +1,7 @@
 import { CALIBRATION, DOB_WEIGHTS, NAME_WEIGHTS, withDobLevels } from '@nrad/matching';
 import { describe, expect, it } from 'vitest';
 import { entryFor, type IndexEntry, MatchIndex } from './match-index.ts';
-import { modelChanged, RELINK_BACKLOG_PAUSE_MS, RELINK_SHIFT_BITS, Relinking } from './relinking.ts';
+import { modelChanged, RELINK_BACKLOG_PAUSE_MS, RELINK_SHIFT_BITS, Relinking, rateRose } from './relinking.ts';
 import { caseRecord } from './test-record.ts';
 
 describe('modelChanged', () => {
@@ -24,6 +24,15 @@ describe('modelChanged', () => {
     // Estimated weights score with EM's calibration: the fixed weights' values with it are another model.
     expect(modelChanged(undefined, { name: NAME_WEIGHTS, dob: DOB_WEIGHTS })).toBe(true);
     expect(modelChanged(undefined, { name: NAME_WEIGHTS, dob: DOB_WEIGHTS, calibration: CALIBRATION })).toBe(false);
+  });
+});
+
+describe('rateRose', () => {
+  it('is true when r rose by 2^RELINK_SHIFT_BITS or more (the prior fell that much), never when it fell', () => {
+    expect(rateRose(0.01, 0.01 * 2 ** RELINK_SHIFT_BITS)).toBe(true);
+    expect(rateRose(0.1, 0.35)).toBe(true);
+    expect(rateRose(0.1, 0.14)).toBe(false);
+    expect(rateRose(1, 0.1)).toBe(false);
   });
 });
 

@@ -4,8 +4,9 @@
  * later (match-rate.ts) may score it otherwise. A deployment filled by uploads shows it most:
  * the agencies' files reach the linking service one after another, so the first two agencies'
  * pairs were all scored before any estimate could see a pair across agencies, with the fixed
- * weights. When an estimate changes the weights materially (modelChanged), the records that came
- * before it go through auto-linking again: what the new weights link or propose is added — never
+ * weights. When an estimate changes the weights materially (modelChanged), or r rose (rateRose:
+ * early in a load r is estimated low, before most duplicates have arrived, and the prior high), the
+ * records that came before it go through auto-linking again: what the new weights link or propose is added — never
  * taken away (a link stands until a person rejects it; `npm run links:audit` lists those the rules
  * would not make today) — and pairs with a link or a possible match already, decided or not, are
  * left as they are.
@@ -53,6 +54,16 @@ export function modelChanged(before: LevelWeights | undefined, after: LevelWeigh
   const moved = (p: Readonly<Record<string, number>>, q: Readonly<Record<string, number>>) =>
     Object.keys(p).some((level) => Math.abs((p[level] as number) - (q[level] as number)) >= RELINK_SHIFT_BITS);
   return moved(a.name, b.name) || moved(a.dob, b.dob);
+}
+
+/**
+ * Whether r, the matches a record is expected to have elsewhere (match-rate.ts), rose enough for
+ * the records scored before to be linked again: the prior of a search (log2(N / r)) fell by
+ * RELINK_SHIFT_BITS or more. A fall of r asks more evidence of new pairs, and a pass takes nothing
+ * away, so only a rise counts.
+ */
+export function rateRose(before: number, after: number): boolean {
+  return after >= before * 2 ** RELINK_SHIFT_BITS;
 }
 
 /** What a pass made: the records linked again, and the links and possible matches that added. */

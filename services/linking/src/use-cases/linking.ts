@@ -69,7 +69,7 @@ import { pairKeyOf } from '../domain/link-registry.ts';
 import { entryFor, type IndexEntry, type MatchIndex, type ScoredCandidate } from '../domain/match-index.ts';
 import type { MatchRate, MatchRateEstimate, WeightChoice } from '../domain/match-rate.ts';
 import type { PossibleMatches } from '../domain/possible-matches.ts';
-import { modelChanged, type Relinking } from '../domain/relinking.ts';
+import { modelChanged, type Relinking, rateRose } from '../domain/relinking.ts';
 import { type ClassCalibration, calibrateClasses, reviewCeilings } from '../domain/review-classes.ts';
 import { hasPending, type LinkRelay, pendingLink } from '../events/link-relay.ts';
 
@@ -225,15 +225,18 @@ export function weightsLog(choice: WeightChoice) {
  */
 export function refreshMatchRate(deps: LinkingDeps): void {
   const before = deps.index.weights;
+  const rateBefore = deps.index.matchesPerRecord;
   const refreshing = deps.matchRate.refresh();
   if (!refreshing) return;
   void refreshing.then(
     (estimate) => {
       deps.logger.info({ matchRate: matchRateLog(estimate) }, 'match rate estimated');
-      if (!deps.autoLink || !modelChanged(before, estimate.weights.adopted)) return;
+      const weightsChanged = modelChanged(before, estimate.weights.adopted);
+      if (!deps.autoLink || !(weightsChanged || rateRose(rateBefore, estimate.matchesPerRecord))) return;
       // Every record so far was scored with an older model: link them again (relinking.ts).
       const records = deps.index.size;
-      deps.logger.info({ records }, 'linking again after the weights changed');
+      const why = weightsChanged ? 'weights' : 'matches per record';
+      deps.logger.info({ records, changed: why }, 'linking again after the weights changed');
       deps.relinking.request(records);
     },
     (err: unknown) => deps.logger.error({ err }, 'match rate estimate failed'),
