@@ -150,22 +150,25 @@ export interface Relinked {
 const LOG_QUIET_MS = 3000;
 
 /**
- * Waits until the linking service has no pass of linking again under way (as many passes ended as
- * began) and its log has not changed for LOG_QUIET_MS — an estimate after the last record event
+ * Waits until the linking service has no pass of linking again under way (the last pass asked
+ * for has ended: a request during a pass starts that pass again, so one end may answer several
+ * requests) and its log has not changed for LOG_QUIET_MS — an estimate after the last record event
  * may yet start one (some 1–2 s at 10,000 records) — and sums what the passes added.
  */
 export async function relinkingSettled(logsDir: string, waitMs: number): Promise<Relinked> {
   const deadline = performance.now() + waitMs;
+  const lastTime = (entries: ReadonlyArray<Record<string, unknown>>) => Number(entries.at(-1)?.time ?? -1);
   let seen = -1;
   let quietSince = performance.now();
   for (;;) {
-    const started = linkingLogEntries(logsDir, 'linking again after the weights changed').length;
-    const ended = linkingLogEntries(logsDir, '"relinked"').map((e) => e.relinked as Partial<Relinked>);
+    const asked = linkingLogEntries(logsDir, 'linking again after the weights changed');
+    const endings = linkingLogEntries(logsDir, '"relinked"');
+    const ended = endings.map((e) => e.relinked as Partial<Relinked>);
     const lines = linkingLogEntries(logsDir, '"level"').length;
     if (lines !== seen) {
       seen = lines;
       quietSince = performance.now();
-    } else if (started === ended.length && performance.now() - quietSince >= LOG_QUIET_MS) {
+    } else if (lastTime(endings) >= lastTime(asked) && performance.now() - quietSince >= LOG_QUIET_MS) {
       return {
         passes: ended.length,
         links: ended.reduce((sum, e) => sum + (e.links ?? 0), 0),

@@ -1,10 +1,17 @@
-import { existsSync } from 'node:fs';
+import { appendFileSync, existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { isRealDate } from '@nrad/contracts';
 import { linkageDataDir } from '@nrad/linkage-tools';
 import { describe, expect, it } from 'vitest';
 import { Cleanup } from '../src/harness.ts';
-import { crossAgencyPairs, formatTruthReport, labelledSet, runTruthBench } from '../src/truth-bench.ts';
+import {
+  crossAgencyPairs,
+  formatTruthReport,
+  labelledSet,
+  relinkingSettled,
+  runTruthBench,
+} from '../src/truth-bench.ts';
 
 describe('linkage:service', () => {
   it('counts the truth as the pairs of one person held by two agencies', () => {
@@ -23,6 +30,30 @@ describe('linkage:service', () => {
       [1, 2],
       [5, 6],
     ]); // 3: a's 2 of 3 pairs cross (the BPS pair does not); b: none; c: 1
+  });
+
+  it('waits for the last pass of linking again asked for, however many requests one pass answered', async () => {
+    const logs = mkdtempSync(path.join(os.tmpdir(), 'nrad-relinked-'));
+    try {
+      const line = (time: number, rest: object) => `${JSON.stringify({ level: 30, time, ...rest })}\n`;
+      const asked = { records: 10, msg: 'linking again after the weights changed' };
+      writeFileSync(path.join(logs, 'linking.log'), line(1, asked) + line(2, asked));
+      const settled = relinkingSettled(logs, 20_000);
+      let done = false;
+      void settled.then(() => {
+        done = true;
+      });
+      await new Promise((resolve) => setTimeout(resolve, 1000));
+      expect(done).toBe(false); // asked twice, nothing ended yet
+      const tally = { records: 20, links: 1, possibleMatches: 7 };
+      appendFileSync(
+        path.join(logs, 'linking.log'),
+        line(3, { relinked: tally, msg: 'linked again after the weights changed' }),
+      );
+      expect(await settled).toEqual({ passes: 1, links: 1, possibleMatches: 7 });
+    } finally {
+      rmSync(logs, { recursive: true, force: true });
+    }
   });
 
   // FEBRL where shared/ is there (skipped elsewhere, as tools/linkage's eval/febrl.test.ts).

@@ -99,8 +99,14 @@ export class Relinking {
   request(records: number): void {
     this.next = 0;
     this.upTo = Math.min(records, this.index.size);
+    this.start();
+  }
+
+  /** Starts a pass unless one is under way; one asked for as a pass ended starts after it. */
+  private start(): void {
     this.pass ??= this.run().finally(() => {
       this.pass = undefined;
+      if (this.next < this.upTo) this.start();
     });
   }
 
