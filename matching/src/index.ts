@@ -88,6 +88,7 @@ export {
 } from './prior.ts';
 export { type CandidateScores, scoreCandidatePairs } from './score.ts';
 export {
+  calibrationFor,
   confidenceToWeight,
   contributionTotal,
   DEFAULT_REVIEW_THRESHOLD,

@@ -271,9 +271,12 @@ export function confidenceToWeight(
   return priorBits + (-Math.log2(1 / y - 1) - offset) / slope;
 }
 
-/** The calibration of the weights in use: their own, EM_CALIBRATION for estimated weights, else CALIBRATION. */
-const calibrationOf = (options: ScoreOptions): Calibration =>
-  options.weights ? (options.weights.calibration ?? EM_CALIBRATION) : CALIBRATION;
+/** The calibration `weights` score with: their own, EM_CALIBRATION for estimated weights, CALIBRATION for the fixed ones (undefined). */
+export const calibrationFor = (weights: LevelWeights | undefined): Calibration =>
+  weights ? (weights.calibration ?? EM_CALIBRATION) : CALIBRATION;
+
+/** The calibration of the weights in use (calibrationFor). */
+const calibrationOf = (options: ScoreOptions): Calibration => calibrationFor(options.weights);
 
 /**
  * The most a pair whose names do not agree may weigh: MAX_WEIGHT_WITHOUT_NAME, and never so much

@@ -6,23 +6,16 @@
  * pairs were all scored before any estimate could see a pair across agencies, with the fixed
  * weights. When an estimate changes the weights materially (modelChanged), or r rose (rateRose:
  * early in a load r is estimated low, before most duplicates have arrived, and the prior high), the
- * records that came before it go through auto-linking again: what the new weights link or propose is added — never
- * taken away (a link stands until a person rejects it; `npm run links:audit` lists those the rules
- * would not make today) — and pairs with a link or a possible match already, decided or not, are
- * left as they are.
+ * records that came before it go through auto-linking again: what the new model links or proposes
+ * is added — never taken away (a link stands until a person rejects it; `npm run links:audit` lists
+ * those the rules would not make today) — and pairs with a link or a possible match already,
+ * decided or not, are left as they are.
  *
  * The pass runs in slices between which requests and record events go on, and waits while runs of
  * record events come full (a backlog: keeping up comes first).
  */
 import { setImmediate as nextTurn, setTimeout as sleep } from 'node:timers/promises';
-import {
-  CALIBRATION,
-  type Calibration,
-  DOB_WEIGHTS,
-  EM_CALIBRATION,
-  type LevelWeights,
-  NAME_WEIGHTS,
-} from '@nrad/matching';
+import { calibrationFor, DOB_WEIGHTS, type LevelWeights, NAME_WEIGHTS } from '@nrad/matching';
 import type { IndexEntry, MatchIndex } from './match-index.ts';
 
 /**
@@ -38,16 +31,12 @@ export const RELINK_BACKLOG_PAUSE_MS = 500;
 
 const FIXED: LevelWeights = { name: NAME_WEIGHTS, dob: DOB_WEIGHTS };
 
-/** The calibration weights are scored with (the scorer's rule): their own, EM's, or the fixed weights'. */
-const calibrationOf = (w: LevelWeights | undefined): Calibration =>
-  w === undefined ? CALIBRATION : (w.calibration ?? EM_CALIBRATION);
-
 /**
  * Whether pairs scored with `before` may score materially otherwise with `after` (undefined: the
  * fixed weights): a level weight moved by RELINK_SHIFT_BITS or more, or the calibration changed.
  */
 export function modelChanged(before: LevelWeights | undefined, after: LevelWeights | undefined): boolean {
-  const [x, y] = [calibrationOf(before), calibrationOf(after)];
+  const [x, y] = [calibrationFor(before), calibrationFor(after)];
   if (x.slope !== y.slope || x.offset !== y.offset) return true;
   const a = before ?? FIXED;
   const b = after ?? FIXED;
