@@ -1,3 +1,14 @@
+/**
+ * `npm run linkage:service -- --set S` (issue 36, "How it will be checked"): a labelled person set
+ * through the running service, as an evaluator would run it. Each record of the set (FEBRL 1–4
+ * from ../shared/data/linkage, or one of our held-out sets) goes to one of the three agencies at
+ * random; the agencies upload their files through the public batch upload at once; once the linking
+ * service has consumed every record event and ended its passes of linking again (relinkingSettled),
+ * its auto-links and possible matches are counted against the truth: the pairs of records of one
+ * person held by two different agencies (records of one agency are never linked). Rows the upload
+ * refuses (no date of birth, an impossible one, no name) are counted and left out of the truth:
+ * the service never saw them.
+ */
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { AGENCY_CODES, type Agency, type UncertainClass, UncertainClassSchema } from '@nrad/contracts';
@@ -161,12 +172,13 @@ export async function relinkingSettled(logsDir: string, waitMs: number): Promise
   let seen = -1;
   let quietSince = performance.now();
   for (;;) {
-    const asked = linkingLogEntries(logsDir, 'linking again after the weights changed');
-    const endings = linkingLogEntries(logsDir, '"relinked"');
+    // The log read once a turn: every line (whether it grew), the passes asked for and ended.
+    const lines = linkingLogEntries(logsDir, '"level"');
+    const asked = lines.filter((e) => e.msg === 'linking again after the weights changed');
+    const endings = lines.filter((e) => e.relinked !== undefined);
     const ended = endings.map((e) => e.relinked as Partial<Relinked>);
-    const lines = linkingLogEntries(logsDir, '"level"').length;
-    if (lines !== seen) {
-      seen = lines;
+    if (lines.length !== seen) {
+      seen = lines.length;
       quietSince = performance.now();
     } else if (lastTime(endings) >= lastTime(asked) && performance.now() - quietSince >= LOG_QUIET_MS) {
       return {

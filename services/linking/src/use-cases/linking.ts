@@ -141,7 +141,9 @@ export async function applyRecordEvents(deps: LinkingDeps, events: readonly Reco
     newest.set(entry.id, { entry, record: event.record });
     return entry;
   });
-  if (events.length >= RECORD_EVENTS_BATCH) deps.relinking.backlog();
+  // A full run means more events wait: a backlog, which passes of linking again wait for.
+  const backlog = events.length >= RECORD_EVENTS_BATCH;
+  if (backlog) deps.relinking.backlog();
   await deps.store.saveEntries([...newest.values()], (entry) => !deps.index.get(entry.id));
   let sliceFrom = performance.now();
   for (const [at, event] of events.entries()) {
@@ -155,10 +157,10 @@ export async function applyRecordEvents(deps: LinkingDeps, events: readonly Reco
       sliceFrom = performance.now();
     }
   }
-  // Not behind a backlog (a full run means more events wait): re-estimating meanwhile took over a
-  // third of the service's time during an upload (issue 36), and the weights barely move within one
-  // — unless the index has doubled since the last estimate (an upload into a new deployment).
-  if (events.length < RECORD_EVENTS_BATCH || deps.matchRate.grown()) refreshMatchRate(deps);
+  // Not behind a backlog: re-estimating meanwhile took over a third of the service's time during an
+  // upload (issue 36), and the weights barely move within one — unless the pairs across agencies
+  // have grown fourfold since the last estimate (MatchRate.grown: an upload into a new deployment).
+  if (!backlog || deps.matchRate.grown()) refreshMatchRate(deps);
 }
 
 /** The audit actor of a record event's user (no request of this service's). */
@@ -287,7 +289,7 @@ export async function autoLink(
 }
 
 /** Who links again after the model changed (relinking.ts): the service itself, no user. */
-export const RELINK_ACTOR: AuditActor = { userId: null, organization: null, requestId: null, clientAddress: null };
+const RELINK_ACTOR: AuditActor = { userId: null, organization: null, requestId: null, clientAddress: null };
 
 /** auto-linking of a record again after the model changed (Relinking's `link`): audited as the service's. */
 export async function linkAgain(
