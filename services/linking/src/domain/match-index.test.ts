@@ -1,5 +1,5 @@
 import type { Organization } from '@nrad/contracts';
-import { blockingKeys, prepareRecord } from '@nrad/matching';
+import { blockingKeys, DOB_WEIGHTS, prepareRecord, withDobLevels } from '@nrad/matching';
 import { Types } from 'mongoose';
 import { describe, expect, it } from 'vitest';
 import { entryFor, MatchIndex } from './match-index.ts';
@@ -127,6 +127,30 @@ describe('MatchIndex', () => {
         .map((f) => f.entry.organization)
         .sort(),
     ).toEqual(['BPS', 'CUS']);
+  });
+
+  it('discloses nothing on part of a name once the deployment has learned a retyped year (twoParts) or a near date', () => {
+    const index = population(3000);
+    const target = record({ suspectName: 'Jonathan Smith', suspectDob: '1972-09-14', organization: 'BPS' });
+    index.put(entryFor(target));
+    const search = (suspectName: string, suspectDob: string) => {
+      const query = prepareRecord({ id: 'q', suspectName, suspectDob });
+      const found = index.find(query, blockingKeys(query), { threshold: 50, organization: 'BPS' });
+      return found.find((f) => f.entry.id === target.id)?.result.confidence;
+    };
+    const fixed = search('Jonathan Smith', '1964-09-14');
+    // Learned levels at the top of what adoptableDobLevels allows (a slip's weight less 0.25 bits).
+    index.setWeights(withDobLevels(undefined, { twoParts: DOB_WEIGHTS.slip - 0.25, near: DOB_WEIGHTS.slip - 0.25 }));
+    for (const suspectDob of ['1964-09-14', '1972-09-20', '1972-09-14']) {
+      for (const suspectName of ['Smith', 'Jonathan', 'J Smith', 'Jonathan Xyzzyq', 'Qwertz Smith']) {
+        expect(search(suspectName, suspectDob), `${suspectName} ${suspectDob}`).toBeUndefined();
+      }
+    }
+    // A whole name with a retyped year: under the disclosure threshold with the fixed weights
+    // (two parts agreeing weigh -4 bits), shown once the deployment's own pairs say such dates are
+    // its typing errors. The whole name stays the evidence a check needs; the level weighs the date.
+    expect(fixed).toBeUndefined();
+    expect(search('Jonathan Smith', '1964-09-14')).toBeGreaterThanOrEqual(50);
   });
 
   it('wakes a waiter when the record arrives, and gives up after the wait', async () => {
