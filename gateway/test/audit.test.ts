@@ -1,10 +1,10 @@
-import { type AuditEvent, AuditEventSchema, AuditPageSchema } from '@nrad/contracts';
+import { AuditPageSchema } from '@nrad/contracts';
 import { waitUntil } from '@nrad/infra/harness';
 import { auditSubject, publishEvent } from '@nrad/service-kit';
 import { Types } from 'mongoose';
 import request from 'supertest';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { ADMIN, newUser, nextIp, signIn, startAuthStack } from './stack.ts';
+import { ADMIN, gatewayAuditEvents, newUser, nextIp, signIn, startAuthStack } from './stack.ts';
 
 /** `GET /api/audit` through the gateway, with real sessions, to the real audit service (ADR 0014). */
 let stack: Awaited<ReturnType<typeof startAuthStack>>;
@@ -97,22 +97,6 @@ describe('GET /api/audit through the gateway', () => {
 });
 
 describe('sign-in and sign-out in the trail', () => {
-  /** The gateway's events of the namespace's audit stream (read as the writer would). */
-  async function gatewayEvents() {
-    const stream = stack.auditConfig.AUDIT_STREAM;
-    const total = (await stack.bus.jsm.streams.info(stream)).state.messages;
-    const consumer = await stack.bus.js.consumers.get(stream);
-    const events: AuditEvent[] = [];
-    let seen = 0;
-    for await (const m of await consumer.fetch({ max_messages: total, expires: 5000 })) {
-      seen++;
-      const event = AuditEventSchema.parse(m.json());
-      if (event.service === 'gateway') events.push(event);
-      if (seen === total) break;
-    }
-    return events;
-  }
-
   it('records a sign-in, each failed attempt, the lockout, a refused attempt while locked and the sign-out', async () => {
     const strict = stack.gateway({ LOGIN_MAX_FAILURES: '2' });
     const ip = nextIp();
@@ -136,7 +120,7 @@ describe('sign-in and sign-out in the trail', () => {
       .send({ email: body.email, password: body.password })
       .expect(423);
 
-    const mine = (await gatewayEvents()).filter(
+    const mine = (await gatewayAuditEvents(stack)).filter(
       (e) => e.userId === userId || e.detail?.email === body.email.toLowerCase(),
     );
     expect(mine.map((e) => [e.action, e.detail?.reason ?? null])).toEqual([

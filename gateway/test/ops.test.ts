@@ -192,6 +192,35 @@ describe('the queue board (bull-board)', () => {
       .expect(403);
     expect(add.body.message).toBe('This action is turned off on the NRAD queue board');
     expect(await queue.getJobCounts('waiting', 'delayed')).toEqual({ waiting: 0, delayed: 0 });
+    // Only the listed actions reach the board, in any letter case (bull-board's router ignores it):
+    // the refused ones in another case are refused too, and so is what the board offers besides.
+    const refused: Array<[method: 'post' | 'put' | 'patch', path: string]> = [
+      ['post', `/api/queues/${queue.name}/ADD`],
+      ['put', `/api/queues/${queue.name}/EMPTY`],
+      ['put', `/api/queues/${queue.name}/Empty`],
+      ['put', `/api/queues/${queue.name}/Obliterate`],
+      ['put', `/api/queues/${queue.name}/obliterate`],
+      ['patch', `/api/queues/${queue.name}/${jobId}/UPDATE-DATA`],
+      ['patch', `/api/queues/${queue.name}/${jobId}/delay`],
+      ['put', `/api/queues/${queue.name}/concurrency`],
+      ['put', `/api/queues/${queue.name}/rate-limit`],
+      ['post', '/api/metrics/history/purge'],
+      ['post', `/api/queues/${queue.name}/${jobId}/retry`],
+    ];
+    for (const [method, path] of refused) {
+      const res = await admin[method](`${QUEUES_BOARD_PATH}${path}`).send({ name: 'upload', data: {} });
+      expect(res.status, `${method} ${path}`).toBe(403);
+      expect(res.body.message).toBe('This action is turned off on the NRAD queue board');
+    }
+    expect(await queue.getJob(jobId)).toBeDefined();
+    expect(await queue.getJobCounts('waiting', 'delayed')).toEqual({ waiting: 0, delayed: 0 });
+    // An allowed action in capitals is the same action: the job is retried.
+    const before = (await queue.getJob(jobId))?.attemptsMade ?? 0;
+    await admin.put(`${QUEUES_BOARD_PATH}/api/queues/${queue.name}/${jobId}/RETRY`).expect(204);
+    await waitUntil('retried in capitals', async () => {
+      const job = await queue.getJob(jobId);
+      return (await job?.getState()) === 'failed' && (job?.attemptsMade ?? 0) > before;
+    });
 
     // bull-board calls removing one job "clean".
     await admin.put(`${QUEUES_BOARD_PATH}/api/queues/${queue.name}/${jobId}/clean`).expect(204);

@@ -54,8 +54,15 @@ export interface ForwardResult {
 export function createProxy(options: { timeoutMs: number; logger: Logger }) {
   const agent = new http.Agent({ keepAlive: true, maxSockets: 256 });
 
+  /**
+   * Forwards to `target` (a service's origin) the path the gateway routed, as it was checked
+   * (paths.ts), with its query: the path is never resolved again (a URL resolver would read `\`
+   * as `/` and drop dot segments, and an absolute request target would name its own host).
+   */
   async function forward(ctx: Koa.Context, target: string, identityToken: string): Promise<ForwardResult> {
-    const url = new URL(ctx.url, target);
+    const origin = new URL(target);
+    const path = ctx.querystring ? `${ctx.path}?${ctx.querystring}` : ctx.path;
+    const url = { protocol: origin.protocol, hostname: origin.hostname, port: origin.port, path };
     const headers: http.OutgoingHttpHeaders = {};
     for (const [name, value] of Object.entries(ctx.req.headers)) {
       if (value !== undefined && !DROP_REQUEST.has(name)) headers[name] = value;
@@ -68,7 +75,7 @@ export function createProxy(options: { timeoutMs: number; logger: Logger }) {
     let upstream: http.IncomingMessage;
     try {
       upstream = await new Promise<http.IncomingMessage>((resolve, reject) => {
-        const req = http.request(url, { method: ctx.method, headers, agent, timeout: options.timeoutMs });
+        const req = http.request({ ...url, method: ctx.method, headers, agent, timeout: options.timeoutMs });
         req.once('response', resolve);
         req.once('error', reject);
         req.once('timeout', () => req.destroy(new Error('upstream timeout')));
@@ -76,14 +83,14 @@ export function createProxy(options: { timeoutMs: number; logger: Logger }) {
         ctx.req.pipe(req);
       });
     } catch (err) {
-      options.logger.error({ err, target: url.origin, path: ctx.path }, 'service unreachable');
+      options.logger.error({ err, target: origin.origin, path: ctx.path }, 'service unreachable');
       throw new AppError(ERROR_CODES.unavailable, 'The service is temporarily unavailable. Please try again shortly.');
     }
 
     const status = upstream.statusCode ?? 502;
     if (status >= 500) {
       upstream.resume(); // discard: internals never cross the gateway
-      options.logger.error({ status, target: url.origin, path: ctx.path }, 'service error');
+      options.logger.error({ status, target: origin.origin, path: ctx.path }, 'service error');
       ctx.status = status;
       ctx.body = (
         status === 503

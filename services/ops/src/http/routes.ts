@@ -21,17 +21,26 @@ export function apiRoutes(deps: OperationsDeps & { audit: Pick<AuditTrail, 'reco
 }
 
 /**
- * What the queue board may not do here, though bull-board offers it: add a job by hand (a job
- * carries whose upload or report it is: one typed in would act for that user), change a job's
- * data, empty or obliterate a queue (uploads and reports would be lost without a trace).
- * Retrying, removing, promoting and cleaning jobs and pausing a queue stay.
+ * What the queue board may change here, of all bull-board offers: retry, promote and clean (remove)
+ * jobs, one or a queue's worth, and pause or resume queues. Everything else that is not a read is
+ * refused (issue 37: a list of what is allowed, not of what is refused) — adding a job by hand (a
+ * job carries whose upload or report it is: one typed in would act for that user), changing a
+ * job's data or delay, emptying or obliterating a queue (uploads and reports would be lost without
+ * a trace), its schedulers, rate limit and concurrency, the metrics history. bull-board's router
+ * ignores letter case, so these do too: `/RETRY` is the retry it reaches, `/EMPTY` is refused.
  */
-const REFUSED = [
-  /^\/api\/queues\/[^/]+\/add$/,
-  /^\/api\/queues\/[^/]+\/empty$/,
-  /^\/api\/queues\/[^/]+\/obliterate$/,
-  /^\/api\/queues\/[^/]+\/[^/]+\/update-data$/,
+export const BOARD_ACTIONS: readonly RegExp[] = [
+  /^\/api\/queues\/(pause|resume)$/i,
+  /^\/api\/queues\/[^/]+\/(pause|resume|promote)$/i,
+  /^\/api\/queues\/[^/]+\/(retry|clean)\/[^/]+$/i,
+  /^\/api\/queues\/[^/]+\/[^/]+\/(retry|clean|promote)$/i,
 ];
+
+/** Whether a request to the board (its path under QUEUES_BOARD_PATH) is a read or an allowed action. */
+export function boardAllows(method: string, rest: string): boolean {
+  if (method === 'GET' || method === 'HEAD') return true;
+  return method === 'PUT' && BOARD_ACTIONS.some((r) => r.test(rest));
+}
 
 /**
  * bull-board at QUEUES_BOARD_PATH, for ADMIN only (the gateway sends the signed-in user's
@@ -53,7 +62,8 @@ export function queueBoard(queues: QueueWatch, audit: Pick<AuditTrail, 'record'>
     if (ctx.path !== QUEUES_BOARD_PATH && !ctx.path.startsWith(`${QUEUES_BOARD_PATH}/`)) return next();
     adminOf(ctx.state);
     const rest = ctx.path.slice(QUEUES_BOARD_PATH.length);
-    if (ctx.method !== 'GET' && REFUSED.some((r) => r.test(rest))) {
+    if (!boardAllows(ctx.method, rest)) {
+      // Recorded as every 403 of a service is (access.refused, with the path).
       throw new AppError(ERROR_CODES.forbidden, 'This action is turned off on the NRAD queue board');
     }
     await board(ctx, next);
