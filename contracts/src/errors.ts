@@ -19,6 +19,8 @@ export const ERROR_CODES = {
   rateLimited: 'RATE_LIMITED',
   forbidden: 'FORBIDDEN',
   notFound: 'NOT_FOUND',
+  /** 405: the path does not answer this method. */
+  methodNotAllowed: 'METHOD_NOT_ALLOWED',
   conflict: 'CONFLICT',
   userExists: 'USER_EXISTS',
   /** 409: the incident number belongs to another record (the form shows it on that field). */
@@ -31,6 +33,8 @@ export const ERROR_CODES = {
   /** 502: a server beyond NRAD (the AI model's) failed the request; the message says how. */
   upstream: 'UPSTREAM_ERROR',
   unavailable: 'SERVICE_UNAVAILABLE',
+  /** 501: a method NRAD does not answer anywhere. */
+  notImplemented: 'NOT_IMPLEMENTED',
 } as const;
 export type ErrorCode = (typeof ERROR_CODES)[keyof typeof ERROR_CODES];
 

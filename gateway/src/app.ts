@@ -24,8 +24,8 @@ import { hitAddressLimit, LoginGuard } from './auth/login-guard.ts';
 import { actorOf, refreshSessionUser, sessionRoutes } from './auth/routes.ts';
 import type { GatewayConfig } from './config.ts';
 import { frontendRoutes } from './frontends.ts';
-import { checkedPaths } from './paths.ts';
 import { createProxy } from './proxy/proxy.ts';
+import { checkedRequests } from './request-checks.ts';
 import { routeFor, type ServiceName, userLimitOf } from './routes.ts';
 import { sameOriginWrites, securityHeaders } from './security.ts';
 import { sessionMiddleware, sessionUser } from './session/session.ts';
@@ -95,7 +95,7 @@ export function createGateway({ config, redis, logger, audit }: GatewayDeps) {
     ...new Set(Object.values(config.MF_REMOTES).flatMap((url) => (url.startsWith('/') ? [] : [new URL(url).origin]))),
   ];
   app.use(securityHeaders(remoteOrigins));
-  app.use(checkedPaths({ redis, prefix, audit, logger }));
+  app.use(checkedRequests({ redis, prefix, audit, logger }));
   // /metrics is not public: it answers on the internal metrics port (metricsApp, METRICS_PORT);
   // nor is the build the gateway runs.
   app.use(healthRoutes(readiness, metrics, { metrics: false, version: false }).routes());

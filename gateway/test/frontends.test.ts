@@ -110,7 +110,7 @@ describe('serving the built frontends', () => {
       '/mf/nothing/remoteEntry.js',
     ]) {
       const res = await request(gw.server).get(p);
-      // A dot segment or an encoded slash is refused before anything looks for a file (paths.ts).
+      // A dot segment or an encoded slash is refused before anything looks for a file (request-checks.ts).
       expect(res.status, p).toBe(/%2f|%2e/i.test(p) ? 400 : 404);
       expect(res.text, p).not.toContain('outside every dist');
       expect(res.text, p).not.toContain('secret');

@@ -56,7 +56,7 @@ export function createProxy(options: { timeoutMs: number; logger: Logger }) {
 
   /**
    * Forwards to `target` (a service's origin) the path the gateway routed, as it was checked
-   * (paths.ts), with its query: the path is never resolved again (a URL resolver would read `\`
+   * (request-checks.ts), with its query: the path is never resolved again (a URL resolver would read `\`
    * as `/` and drop dot segments, and an absolute request target would name its own host).
    */
   async function forward(ctx: Koa.Context, target: string, identityToken: string): Promise<ForwardResult> {

@@ -1,3 +1,4 @@
+import { brotliCompressSync, gzipSync } from 'node:zlib';
 import Router from '@koa/router';
 import { ERROR_CODES, IDENTITY_HEADER, REQUEST_ID_HEADER } from '@nrad/contracts';
 import { SignJWT } from 'jose';
@@ -50,7 +51,7 @@ function makeApp(readyOk = true) {
     logger.info('inside the handler');
     ctx.body = {};
   });
-  app.use(router.routes());
+  app.use(router.routes()).use(router.allowedMethods());
   return { server: app.callback(), lines };
 }
 
@@ -162,6 +163,45 @@ describe('service app', () => {
     expect(invalid.body.message).toContain('extra');
 
     await request(server).post('/api/echo').set(h).send({ name: 'ok' }).expect(200, { name: 'ok' });
+
+    // A compressed body is refused before anything inflates it: valid or broken, whatever the coding.
+    const json = Buffer.from(JSON.stringify({ name: 'ok' }));
+    for (const [coding, body] of [
+      ['gzip', gzipSync(json)],
+      ['br', brotliCompressSync(json)],
+      ['br', Buffer.from('not brotli at all')],
+      ['deflate, gzip', gzipSync(json)],
+      ['x-unknown', json],
+    ] as const) {
+      const res = await request(server)
+        .post('/api/echo')
+        .set(h)
+        .set('content-type', 'application/json')
+        .set('content-encoding', coding)
+        .send(body);
+      expect(res.status, coding).toBe(415);
+      expect(res.body).toEqual({
+        message: 'Compressed request bodies are not supported: send the body without Content-Encoding.',
+        code: ERROR_CODES.unsupportedMediaType,
+      });
+    }
+    const plain = await request(server)
+      .post('/api/echo')
+      .set(h)
+      .set('content-type', 'application/json')
+      .set('content-encoding', 'identity')
+      .send(json.toString());
+    expect(plain.status, plain.text).toBe(200);
+  });
+
+  it('answers a method a path does not take 405 and one no route takes 501, never "Internal server error"', async () => {
+    const { server } = makeApp();
+    const h = await auth();
+    const wrong = await request(server).delete('/api/echo').set(h).expect(405);
+    expect(wrong.body).toEqual({ message: 'Method not allowed', code: ERROR_CODES.methodNotAllowed });
+    const unknown = await request(server).propfind?.('/api/echo').set(h);
+    expect(unknown?.status).toBe(501);
+    expect(unknown?.body).toEqual({ message: 'Method not implemented', code: ERROR_CODES.notImplemented });
   });
 
   it('maps domain errors by code and hides internals of unexpected ones', async () => {

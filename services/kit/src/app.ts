@@ -184,7 +184,8 @@ export function forbiddenKey(
 }
 
 /**
- * JSON bodies up to `limit` (as `ctx.request.body`); a body of another type is refused with 415,
+ * JSON bodies up to `limit` (as `ctx.request.body`); a body of another type, or with a
+ * Content-Encoding other than identity, is refused with 415,
  * except on `rawBodyPaths` (e.g. multipart uploads), which are left unread for their handler. A
  * body holding a prototype key or a `$`-key at any level is refused with 400 (forbiddenKey), before
  * any handler sees it.
@@ -201,6 +202,14 @@ export function jsonBody(options: {
   const normal = parser(options.limit);
   const large = (options.largeBodyPaths ?? []).map((p) => ({ path: p.path, parse: parser(p.limit) }));
   return async function jsonBody(ctx, next) {
+    // A compressed body would be inflated by the parser: a small bomb, or a broken stream.
+    const coding = ctx.get('content-encoding').trim().toLowerCase();
+    if (coding !== '' && coding !== 'identity') {
+      throw new AppError(
+        ERROR_CODES.unsupportedMediaType,
+        'Compressed request bodies are not supported: send the body without Content-Encoding.',
+      );
+    }
     if (rawBodyPaths.some((p) => p.test(ctx.path))) return next();
     const hasBody = Number(ctx.get('content-length') || 0) > 0 || ctx.get('transfer-encoding') !== '';
     if (BODY_METHODS.has(ctx.method) && hasBody && !ctx.is('json')) {

@@ -35,6 +35,7 @@ const STATUS: Record<ErrorCode, number> = {
   RATE_LIMITED: 429,
   FORBIDDEN: 403,
   NOT_FOUND: 404,
+  METHOD_NOT_ALLOWED: 405,
   CONFLICT: 409,
   USER_EXISTS: 409,
   INCIDENT_NUMBER_TAKEN: 409,
@@ -43,6 +44,7 @@ const STATUS: Record<ErrorCode, number> = {
   INTERNAL_ERROR: 500,
   UPSTREAM_ERROR: 502,
   SERVICE_UNAVAILABLE: 503,
+  NOT_IMPLEMENTED: 501,
 };
 
 export function statusForCode(code: ErrorCode): number {
@@ -74,7 +76,9 @@ function fromHttpError(err: unknown): ErrorBody & { status: number } {
     return { status: 415, code: ERROR_CODES.unsupportedMediaType, message: 'Request body must be JSON' };
   }
   if (status === 404) return { status, code: ERROR_CODES.notFound, message: 'Not found' };
-  if (status === 405) return { status, code: ERROR_CODES.notFound, message: 'Method not allowed' };
+  if (status === 405) return { status, code: ERROR_CODES.methodNotAllowed, message: 'Method not allowed' };
+  // koa-router's answer to a method no route of the app knows.
+  if (status === 501) return { status, code: ERROR_CODES.notImplemented, message: 'Method not implemented' };
   if (status >= 400 && status < 500 && e.expose && e.message) {
     return { status, code: ERROR_CODES.validation, message: e.message };
   }
@@ -90,9 +94,11 @@ export function errorMiddleware(logger: Logger): Middleware {
   return async function errorMiddleware(ctx, next) {
     try {
       await next();
-      if (ctx.status === 404 && ctx.body === undefined) {
-        ctx.status = 404;
-        ctx.body = { message: 'Not found', code: ERROR_CODES.notFound } satisfies ErrorBody;
+      // Koa's 404 and koa-router's allowedMethods (405, 501) leave the body empty: say what it is.
+      if ((ctx.status === 404 || ctx.status === 405 || ctx.status === 501) && ctx.body == null) {
+        const { status, code, message } = fromHttpError({ status: ctx.status });
+        ctx.status = status;
+        ctx.body = { message, code } satisfies ErrorBody;
       }
     } catch (err) {
       if (err instanceof AppError) {

@@ -4,7 +4,7 @@ import { type AuditEvent, ERROR_CODES, QUEUES_BOARD_PATH } from '@nrad/contracts
 import { waitUntil } from '@nrad/infra/harness';
 import request from 'supertest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { INVALID_PATH, pathProblem } from '../src/paths.ts';
+import { INVALID_PATH, pathProblem } from '../src/request-checks.ts';
 import { ROUTES } from '../src/routes.ts';
 import { ADMIN, cookieJar, gatewayAuditEvents, nextIp, startAuthStack } from './stack.ts';
 
@@ -117,14 +117,19 @@ describe('a gateway that forwards only what it routes', () => {
   });
 
   /** A raw request: the target goes on the request line exactly as written (no client resolves it). */
-  function send(method: string, target: string, from = ip): Promise<{ status: number; body: string }> {
+  function send(
+    method: string,
+    target: string,
+    from = ip,
+    extra: Record<string, string> = {},
+  ): Promise<{ status: number; body: string }> {
     return new Promise((resolve, reject) => {
       const req = http.request({
         host: '127.0.0.1',
         port: gatewayPort,
         method,
         path: target,
-        headers: { cookie, 'x-forwarded-for': from },
+        headers: { cookie, 'x-forwarded-for': from, ...extra },
       });
       req.once('error', reject);
       req.once('response', (res) => {
@@ -181,6 +186,26 @@ describe('a gateway that forwards only what it routes', () => {
     expect(JSON.parse(fine.body)).toEqual({ path: '/api/records/search?suspectName=..%2F..%5Cmetrics&page=1' });
   });
 
+  it('answers a method NRAD does not take 501 and a compressed body 415, before anything is forwarded', async () => {
+    const before = received.length;
+    for (const method of ['PROPFIND', 'MKCOL', 'PURGE', 'SEARCH', 'TRACE']) {
+      const res = await send(method, '/api/records/6650f0c8a1b2c3d4e5f60718');
+      expect(res.status, method).toBe(501);
+      expect(JSON.parse(res.body)).toEqual({
+        message: `The method ${method} is not supported.`,
+        code: ERROR_CODES.notImplemented,
+      });
+    }
+    for (const coding of ['br', 'gzip', 'deflate', 'BR', 'gzip, identity']) {
+      const res = await send('GET', '/api/records/6650f0c8a1b2c3d4e5f60718', ip, { 'content-encoding': coding });
+      expect(res.status, coding).toBe(415);
+      expect(JSON.parse(res.body).code).toBe(ERROR_CODES.unsupportedMediaType);
+    }
+    expect(received.length).toBe(before);
+    const plain = await send('GET', '/api/records/6650f0c8a1b2c3d4e5f60718', ip, { 'content-encoding': 'identity' });
+    expect(plain.status).toBe(200);
+  });
+
   it('records each refusal in the audit trail with what was tried', async () => {
     // The traversals above came from one address, over the number audited an hour (only logged).
     const from = nextIp();
@@ -199,5 +224,16 @@ describe('a gateway that forwards only what it routes', () => {
       clientAddress: from,
       detail: { reason: 'path', problem: 'an encoded slash', method: 'GET', path: target },
     });
+    const encoded = '/api/records/6650f0c8a1b2c3d4e5f60718?audited=2';
+    expect((await send('PROPFIND', encoded, from)).status).toBe(501);
+    expect((await send('GET', encoded, from, { 'content-encoding': 'br' })).status).toBe(415);
+    await waitUntil('the method and the coding in the audit stream', async () => {
+      mine = (await gatewayAuditEvents(stack)).filter((e) => e.detail?.path === encoded);
+      return mine.length === 2;
+    });
+    expect(mine.map((e) => [e.action, e.detail?.reason, e.detail?.problem, e.detail?.method])).toEqual([
+      ['access.refused', 'method', 'unknown method', 'PROPFIND'],
+      ['access.refused', 'content-encoding', 'br', 'GET'],
+    ]);
   });
 });
