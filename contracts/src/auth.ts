@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { ObjectIdSchema } from './common.ts';
 import { AgencySchema, OrganizationSchema } from './organizations.ts';
+import { safeText } from './text.ts';
 
 // Messages of SPEC §5 (the login form shows them as they are).
 const INVALID_EMAIL = 'Invalid email';
@@ -16,11 +17,15 @@ const EmailSchema = z
   .max(254, 'Email is too long')
   .pipe(z.email(INVALID_EMAIL));
 
-const NameSchema = z
-  .string({ error: 'Name is required' })
-  .trim()
-  .min(1, 'Name is required')
-  .max(100, 'Name must be at most 100 characters');
+/** A person's name (registration, a name change): one line, no hidden characters, stored NFC. */
+const NameSchema = safeText(
+  z
+    .string({ error: 'Name is required' })
+    .trim()
+    .min(1, 'Name is required')
+    .max(100, 'Name must be at most 100 characters'),
+  { label: 'Name' },
+);
 
 /** POST /api/auth/login */
 export const LoginRequestSchema = z.strictObject({
@@ -37,11 +42,14 @@ export const RegisterRequestSchema = z.strictObject({
     .string({ error: `Password must be at least ${PASSWORD_MIN_LENGTH} characters` })
     .min(PASSWORD_MIN_LENGTH, `Password must be at least ${PASSWORD_MIN_LENGTH} characters`)
     .max(PASSWORD_MAX_LENGTH, `Password must be at most ${PASSWORD_MAX_LENGTH} characters`),
-  role: z
-    .string({ error: 'Role is required' })
-    .trim()
-    .min(1, 'Role is required')
-    .max(100, 'Role must be at most 100 characters'),
+  role: safeText(
+    z
+      .string({ error: 'Role is required' })
+      .trim()
+      .min(1, 'Role is required')
+      .max(100, 'Role must be at most 100 characters'),
+    { label: 'Role' },
+  ),
   organization: AgencySchema,
 });
 export type RegisterRequest = z.infer<typeof RegisterRequestSchema>;
@@ -68,16 +76,22 @@ const CONTACT_REQUIRED = 'Please fill in both subject and message fields.';
 
 /** POST /api/contact-admin */
 export const ContactAdminRequestSchema = z.strictObject({
-  subject: z
-    .string({ error: CONTACT_REQUIRED })
-    .trim()
-    .min(1, CONTACT_REQUIRED)
-    .max(200, 'Subject must be at most 200 characters'),
-  message: z
-    .string({ error: CONTACT_REQUIRED })
-    .trim()
-    .min(1, CONTACT_REQUIRED)
-    .max(5000, 'Message must be at most 5000 characters'),
+  subject: safeText(
+    z
+      .string({ error: CONTACT_REQUIRED })
+      .trim()
+      .min(1, CONTACT_REQUIRED)
+      .max(200, 'Subject must be at most 200 characters'),
+    { label: 'Subject' },
+  ),
+  message: safeText(
+    z
+      .string({ error: CONTACT_REQUIRED })
+      .trim()
+      .min(1, CONTACT_REQUIRED)
+      .max(5000, 'Message must be at most 5000 characters'),
+    { label: 'Message', multiline: true },
+  ),
 });
 export type ContactAdminRequest = z.infer<typeof ContactAdminRequestSchema>;
 

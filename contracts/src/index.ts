@@ -16,3 +16,4 @@ export * from './reports.ts';
 export * from './routes.ts';
 export * from './sources.ts';
 export * from './stats.ts';
+export * from './text.ts';

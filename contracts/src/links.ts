@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { DateOnlySchema, MoneySchema, ObjectIdSchema } from './common.ts';
 import { AgencySchema, NamlcOrganizationSchema, OrganizationSchema } from './organizations.ts';
 import { ActorSchema, RecordSchema } from './records.ts';
+import { safeText } from './text.ts';
 
 /** The four fields the scorer compares (SPEC §3 "Match-link criteria"). */
 export const MATCH_CRITERIA_FIELDS = ['suspectName', 'suspectDob', 'incidentDate', 'caseAmount'] as const;
@@ -58,7 +59,7 @@ export const CheckMatchesSchema = z
   .pipe(
     z.object({
       namlcOrganization: NamlcOrganizationSchema,
-      suspectName: z.string({ error: 'must be text' }).trim().max(200, 'must be at most 200 characters'),
+      suspectName: safeText(z.string({ error: 'must be text' }).trim().max(200, 'must be at most 200 characters')),
       suspectDob: DateOnlySchema,
       incidentDate: DateOnlySchema,
       caseAmount: MoneySchema,
@@ -115,11 +116,13 @@ export const REJECT_REASON_MAX = 500;
 
 /** `DELETE /api/records/{id}/links/{linkedId}` (optional body). Answered 204. */
 export const RejectLinkSchema = z.strictObject({
-  reason: z
-    .string({ error: 'must be text' })
-    .trim()
-    .max(REJECT_REASON_MAX, `must be at most ${REJECT_REASON_MAX} characters`)
-    .optional(),
+  reason: safeText(
+    z
+      .string({ error: 'must be text' })
+      .trim()
+      .max(REJECT_REASON_MAX, `must be at most ${REJECT_REASON_MAX} characters`),
+    { multiline: true },
+  ).optional(),
 });
 export type RejectLink = z.output<typeof RejectLinkSchema>;
 

@@ -3,23 +3,33 @@ import { DateOnlySchema, latestAllowedDate, MoneySchema, ObjectIdSchema } from '
 import { COUNTRIES, DEFAULT_COUNTRY } from './countries.ts';
 import { CrimeTypeSchema, isSubtypeOf } from './crime-types.ts';
 import { NamlcOrganizationSchema, OrganizationSchema } from './organizations.ts';
+import { type SafeTextOptions, safeText } from './text.ts';
 
 /** Optional text fields arrive from forms as "" when left empty; that means "not given". */
 const blankToUndefined = (v: unknown) => (typeof v === 'string' && v.trim() === '' ? undefined : v);
-const optionalText = (max: number, label: string) =>
-  z.preprocess(blankToUndefined, z.string().trim().max(max, `${label} must be at most ${max} characters`).nullish());
+/** Text a user types (every text field here): no hidden characters, stored NFC (text.ts). */
+const optionalText = (max: number, label: string, options: SafeTextOptions = {}) =>
+  z.preprocess(
+    blankToUndefined,
+    safeText(z.string().trim().max(max, `${label} must be at most ${max} characters`), { label, ...options }).nullish(),
+  );
 const requiredText = (max: number, label: string) =>
-  z
-    .string({ error: `${label} is required` })
-    .trim()
-    .min(1, `${label} is required`)
-    .max(max, `${label} must be at most ${max} characters`);
+  safeText(
+    z
+      .string({ error: `${label} is required` })
+      .trim()
+      .min(1, `${label} is required`)
+      .max(max, `${label} must be at most ${max} characters`),
+    { label },
+  );
 
 /**
  * The fields a user enters for a record (SPEC §3 "Record creation input"): everything except id,
  * timestamps, organization and createdById, which the records service sets from the caller's
- * identity. Unknown fields are refused. Country options and source options are lists the ADMIN
- * edits, so the records service checks membership; this schema checks everything static.
+ * identity. Unknown fields are refused; text fields refuse hidden characters and are stored NFC
+ * (safeText; only additionalInfo keeps line breaks and tabs). Country options and source options
+ * are lists the ADMIN edits, so the records service checks membership; this schema checks
+ * everything static.
  */
 export const RecordFieldsSchema = z.strictObject({
   incidentNumber: requiredText(64, 'Incident number'),
@@ -33,10 +43,10 @@ export const RecordFieldsSchema = z.strictObject({
   namlcOrganization: z.preprocess(blankToUndefined, NamlcOrganizationSchema.nullish()),
   internationalNexus: z.boolean({ error: 'International nexus must be true or false' }),
   cyberAssisted: z.boolean({ error: 'Cyber-assisted must be true or false' }).default(false),
-  country: z.preprocess(blankToUndefined, z.string().trim().max(100).nullish()),
+  country: z.preprocess(blankToUndefined, safeText(z.string().trim().max(100), { label: 'Country' }).nullish()),
   crimeType: z.preprocess(blankToUndefined, CrimeTypeSchema.nullish()),
   crimeSubtype: optionalText(200, 'Crime subtype'),
-  additionalInfo: optionalText(10_000, 'Additional information'),
+  additionalInfo: optionalText(10_000, 'Additional information', { multiline: true }),
 });
 
 type RecordFields = z.output<typeof RecordFieldsSchema>;
@@ -140,7 +150,10 @@ export type AdminRecord = z.infer<typeof AdminRecordSchema>;
 /** An empty search field: "", "  " or null. */
 const notGiven = (v: unknown) => (v === null ? undefined : blankToUndefined(v));
 const searchText = (max: number, label: string) =>
-  z.preprocess(notGiven, z.string().trim().max(max, `${label} must be at most ${max} characters`).optional());
+  z.preprocess(
+    notGiven,
+    safeText(z.string().trim().max(max, `${label} must be at most ${max} characters`), { label }).optional(),
+  );
 const searchValue = <T extends z.ZodType>(schema: T) => z.preprocess(notGiven, schema.optional());
 
 /**
@@ -195,13 +208,19 @@ export type DropdownOption = z.infer<typeof DropdownOptionSchema>;
 
 /**
  * `PUT /api/dropdown-options/{type}`: the whole new list. Values are trimmed, blanks dropped and
- * repeats (ignoring letter case) removed, keeping the first; at least one value must remain.
+ * repeats (ignoring letter case) removed, keeping the first; at least one value must remain. A value
+ * with a hidden character is refused; values are stored NFC (safeText).
  */
 export const UpdateDropdownOptionsSchema = z.strictObject({
   values: z
-    .array(z.string({ error: 'each value must be text' }).max(200, 'each value must be at most 200 characters'), {
-      error: 'values must be a list of strings',
-    })
+    .array(
+      // Multi-line: a tab or a line break inside a value becomes a space (below), so it may stay.
+      safeText(z.string({ error: 'each value must be text' }).max(200, 'each value must be at most 200 characters'), {
+        label: 'each value',
+        multiline: true,
+      }),
+      { error: 'values must be a list of strings' },
+    )
     .max(1000, 'at most 1000 values')
     .transform((values) => {
       const seen = new Set<string>();

@@ -3,6 +3,7 @@ import { offsetPageQuery } from './common.ts';
 import { LinkSummarySchema } from './links.ts';
 import { OrganizationSchema } from './organizations.ts';
 import { StatsBreakdownSchema } from './stats.ts';
+import { safeText } from './text.ts';
 
 /**
  * Reports (SPEC §2 Dashboard "Generate Report", §7 `POST /api/generate-report`), owned by the
@@ -26,12 +27,15 @@ export const TEMPLATE_MODEL = 'template';
 
 /** `POST /api/generate-report`: optional free text (what the user wants the report to look at). */
 export const GenerateReportSchema = z.strictObject({
-  parameters: z
-    .string({ error: 'Parameters must be text' })
-    .max(
-      REPORT_PARAMETERS_MAX,
-      `Parameters must be at most ${REPORT_PARAMETERS_MAX.toLocaleString('en-US')} characters`,
-    )
+  parameters: safeText(
+    z
+      .string({ error: 'Parameters must be text' })
+      .max(
+        REPORT_PARAMETERS_MAX,
+        `Parameters must be at most ${REPORT_PARAMETERS_MAX.toLocaleString('en-US')} characters`,
+      ),
+    { label: 'Parameters', multiline: true },
+  )
     .nullish()
     .transform((s) => (s?.trim() ? s.trim() : null)),
 });

@@ -101,6 +101,59 @@ describe('POST /api/records/batch-upload', () => {
     ]);
   });
 
+  it('lists each row whose text holds a hidden character, by the contract schema’s message, and stores text NFC', async () => {
+    const api = await h.as(bps);
+    const before = await totalOf(api);
+    const composed = goodRow({
+      'Suspect Name': 'Zoe\u0308 N\u0303u\u0301n\u0303ez',
+      'Additional Information': 'Cafe\u0301 meeting.\nSecond line.',
+    });
+    const rows = [
+      goodRow({ 'Suspect Name': 'Jane \u202EdaolpU' }),
+      composed,
+      goodRow({ 'Incident Number': `UP\u200B-${Date.now()}` }),
+      goodRow({ 'Suspect Name': 'Jane\nUpload' }),
+      // A cell that cannot be read: the row never reaches the records service, yet the same schema
+      // lists its other fields' problems.
+      goodRow({ 'Suspect Date of Birth': 'yesterday', 'Suspect Name': 'Jane \u2066Upload' }),
+    ];
+    const res = await api.post('/api/records/batch-upload').attach('file', workbook(rows), 'hidden.xlsx').expect(200);
+    expect(res.body).toEqual({
+      success: true,
+      totalRecords: 5,
+      successfulRecords: 1,
+      errors: [
+        {
+          row: 2,
+          field: 'suspectName',
+          message:
+            'Suspect name must not contain invisible or control characters (found U+202E, a text-direction control)',
+        },
+        {
+          row: 4,
+          field: 'incidentNumber',
+          message:
+            'Incident number must not contain invisible or control characters (found U+200B, a zero-width character)',
+        },
+        { row: 5, field: 'suspectName', message: 'Suspect name must be a single line (found U+000A, a line break)' },
+        { row: 6, field: 'suspectDob', message: 'must be a date (YYYY-MM-DD)' },
+        {
+          row: 6,
+          field: 'suspectName',
+          message:
+            'Suspect name must not contain invisible or control characters (found U+2066, a text-direction control)',
+        },
+      ],
+    });
+    expect(await totalOf(api)).toBe(before + 1);
+    const [stored] = (await api.records.get('/api/records?limit=1').expect(200)).body;
+    expect(stored).toMatchObject({
+      incidentNumber: composed[0],
+      suspectName: 'Zo\u00eb \u00d1\u00fa\u00f1ez',
+      additionalInfo: 'Caf\u00e9 meeting.\nSecond line.',
+    });
+  });
+
   it('refuses, before anything is stored, no file, a wrong name, a body that is not a form and two files', async () => {
     const api = await h.as(bps);
     const before = await h.main.deps.store.uploads.countDocuments();

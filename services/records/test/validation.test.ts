@@ -113,6 +113,42 @@ const INVALID: Array<[string, (b: Body) => Body, string]> = [
   ['incidentNumber too long', (b) => ({ ...b, incidentNumber: 'N'.repeat(65) }), 'incidentNumber:'],
   ['suspectName too long', (b) => ({ ...b, suspectName: 'n'.repeat(201) }), 'suspectName:'],
   ['additionalInfo too long', (b) => ({ ...b, additionalInfo: 'i'.repeat(10_001) }), 'additionalInfo:'],
+  // Hidden characters (issue 37): controls, unpaired surrogates, direction controls, zero-width.
+  [
+    'suspectName with a right-to-left override',
+    (b) => ({ ...b, suspectName: 'John \u202EhtimS' }),
+    'suspectName: Suspect name must not contain invisible or control characters (found U+202E, a text-direction control)',
+  ],
+  [
+    'suspectName with a line break',
+    (b) => ({ ...b, suspectName: 'John\nSmith' }),
+    'suspectName: Suspect name must be a single line (found U+000A, a line break)',
+  ],
+  [
+    'incidentNumber with a NUL',
+    (b) => ({ ...b, incidentNumber: `${b.incidentNumber}\u0000` }),
+    'incidentNumber: Incident number must not contain invisible or control characters (found U+0000, a control character)',
+  ],
+  [
+    'incidentNumber with a zero-width space',
+    (b) => ({ ...b, incidentNumber: `BPS\u200B${b.incidentNumber}` }),
+    'incidentNumber: Incident number must not contain invisible or control characters (found U+200B, a zero-width character)',
+  ],
+  [
+    'sourceOfRecord with an isolate',
+    (b) => ({ ...b, sourceOfRecord: 'Police \u2067Investigation' }),
+    'sourceOfRecord: Source of record must not contain invisible or control characters (found U+2067, a text-direction control)',
+  ],
+  [
+    'additionalInfo with an unpaired surrogate',
+    (b) => ({ ...b, additionalInfo: 'Notes \uD800 here' }),
+    'additionalInfo: Additional information must not contain invisible or control characters (found U+D800, an unpaired surrogate)',
+  ],
+  [
+    'crimeSubtype with a word joiner',
+    (b) => ({ ...b, crimeType: 'Cybercrime', crimeSubtype: 'Phish\u2060ing' }),
+    'crimeSubtype: Crime subtype must not contain invisible or control characters (found U+2060, a zero-width character)',
+  ],
 ];
 
 /** The fields of a record body, each given a `$`-operator instead of a value. */
@@ -299,6 +335,39 @@ describe('POST /api/records stores valid edge values as the option lists spell t
       expect(res.status, `${JSON.stringify(overrides)}: ${JSON.stringify(res.body)}`).toBe(201);
       expect(res.body).toMatchObject(expected);
       expect((await api.get(`/api/records/${res.body.id}`).expect(200)).body).toEqual(res.body);
+    }
+  });
+});
+
+describe('POST /api/records stores names and text in NFC (issue 37)', () => {
+  it('a name typed with combining accents is stored, answered and published composed', async () => {
+    const events = (await h.settledEvents()).length;
+    const res = await api
+      .post('/api/records')
+      .send(
+        recordBody({
+          suspectName: 'Zoe\u0308 N\u0303u\u0301n\u0303ez',
+          additionalInfo: 'Cafe\u0301 meeting.\n\tSecond line.',
+        }),
+      )
+      .expect(201);
+    expect(res.body).toMatchObject({
+      suspectName: 'Zo\u00eb \u00d1\u00fa\u00f1ez',
+      additionalInfo: 'Caf\u00e9 meeting.\n\tSecond line.',
+    });
+    const doc = await h.built.deps.records.model.findById(res.body.id).lean();
+    expect(doc?.suspectName).toBe('Zo\u00eb \u00d1\u00fa\u00f1ez');
+    expect((await api.get(`/api/records/${res.body.id}`).expect(200)).body).toEqual(res.body);
+    const published = (await h.settledEvents()).slice(events);
+    expect(published.map((e) => [e.type, e.record.suspectName])).toEqual([
+      ['created', 'Zo\u00eb \u00d1\u00fa\u00f1ez'],
+    ]);
+  });
+
+  it('names in any script are stored as typed', async () => {
+    for (const suspectName of ['Иван Петров', '李小龍', 'محمد', 'José 😀']) {
+      const res = await api.post('/api/records').send(recordBody({ suspectName })).expect(201);
+      expect(res.body.suspectName, suspectName).toBe(suspectName);
     }
   });
 });
