@@ -35,6 +35,8 @@ import {
   connectMongo,
   createLogger,
   listen,
+  newIdentityKeyPair,
+  parseSigner,
   signIdentity,
 } from '@nrad/service-kit';
 import type { Connection } from 'mongoose';
@@ -278,9 +280,11 @@ export async function runAuditBench(options: AuditBenchOptions): Promise<AuditBe
   const tag = `bench${Date.now().toString(36)}`;
 
   const { mongoUrl, natsUrl } = await startServers(options);
-  const secret = 'b'.repeat(48);
+  // The bench signs as the gateway would, with a key of its own that the service trusts.
+  const gatewayKeys = newIdentityKeyPair();
+  const gateway = parseSigner('gateway', gatewayKeys.privateKey);
   const config = AuditConfigSchema.parse({
-    IDENTITY_SECRET: secret,
+    IDENTITY_PUBLIC_KEYS: `gateway=${gatewayKeys.publicKey}`,
     MONGO_URL: mongoUrl,
     MONGO_DB: `${tag}_audit`,
     NATS_URL: natsUrl,
@@ -473,7 +477,7 @@ export async function runAuditBench(options: AuditBenchOptions): Promise<AuditBe
 
   const get = async (user: UserIdentity, query: Record<string, string | number>) => {
     const qs = new URLSearchParams(Object.entries(query).map(([k, v]): [string, string] => [k, String(v)])).toString();
-    const token = await signIdentity(user, secret);
+    const token = await signIdentity(user, gateway);
     const t = performance.now();
     const res = await fetch(`http://127.0.0.1:${port}/api/audit?${qs}`, { headers: { [IDENTITY_HEADER]: token } });
     const text = await res.text();

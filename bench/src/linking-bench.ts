@@ -13,7 +13,7 @@ import {
 } from '@nrad/contracts';
 import { loadOrCreateSecrets } from '@nrad/infra';
 import { presentRecord, type RecordDoc } from '@nrad/records-service/storage';
-import { signIdentity } from '@nrad/service-kit';
+import { parseSigner, signIdentity } from '@nrad/service-kit';
 import { Types } from 'mongoose';
 import {
   type AgencyUser,
@@ -388,7 +388,7 @@ export async function runLinkingBench(options: LinkingBenchOptions): Promise<Lin
     const s = stores;
     const linkingUrl = system.services.linking;
     if (!linkingUrl) throw new Error('the linking service is not part of the system');
-    const secret = loadOrCreateSecrets(dataDir).identitySecret;
+    const gatewaySigner = parseSigner('gateway', loadOrCreateSecrets(dataDir).identityKeys.gateway.privateKey);
     const indexLoad = indexLoadFrom(system.logsDir);
 
     const users = await signInAgencyUsers(base, tag);
@@ -446,7 +446,7 @@ export async function runLinkingBench(options: LinkingBenchOptions): Promise<Lin
             ? matchingQuery(rng, byAgency.get(other.agency) as SeededAgency, turn)
             : unmatchedQuery(rng, other.agency);
         const pathname = '/api/records/check-namlc-matches';
-        const token = await signIdentity(user.user, secret);
+        const token = await signIdentity(user.user, gatewaySigner);
         const viaGateway = () => user.http.expect(200, 'POST', pathname, query.body);
         const straight = () => service.expect(200, 'POST', pathname, query.body, { [IDENTITY_HEADER]: token });
         // Taking turns at going first, so neither path always meets a warmer cache.

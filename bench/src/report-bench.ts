@@ -12,6 +12,7 @@ import { AGENCY_CODES, type CaseRecord, GeneratedReportSchema, type UserIdentity
 import { loadOrCreateSecrets } from '@nrad/infra';
 import { figuresClient } from '@nrad/report-service/figures-client';
 import { completion, startModelServer } from '@nrad/report-service/model-server';
+import { parseSigner, signGrant } from '@nrad/service-kit';
 import { Types } from 'mongoose';
 import {
   type AgencyUser,
@@ -138,14 +139,18 @@ export async function runReportBench(options: ReportBenchOptions): Promise<Repor
     const user = (turn: number) => users[turn % users.length] as AgencyUser;
     log(`Measuring each operation ${options.iterations} times after ${options.warmup} warm-up runs...`);
 
-    // The worker's own client, signed as the user with the system's identity secret.
+    // The worker's own client, signed with the report service's key on the user's behalf with a
+    // grant the gateway's key signed, as the gateway gives one with each report asked for.
+    const keys = loadOrCreateSecrets(dataDir).identityKeys;
     const client = figuresClient(
       { stats: system.services.stats as string, linking: system.services.linking as string },
-      loadOrCreateSecrets(dataDir).identitySecret,
+      parseSigner('report', keys.report.privateKey),
     );
+    const gateway = parseSigner('gateway', keys.gateway.privateKey);
     const collect = async (who: UserIdentity) => {
+      const requester = { user: who, grant: await signGrant(who, 'report', gateway) };
       const t0 = performance.now();
-      await Promise.all([client.breakdown(who), client.links(who)]);
+      await Promise.all([client.breakdown(requester), client.links(requester)]);
       return performance.now() - t0;
     };
     for (const [name, who] of [

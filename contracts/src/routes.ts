@@ -134,6 +134,11 @@ export interface RouteSpec {
   userLimit?: UserLimitName;
   /** The per-address limit a request of this route's path counts against (gateway). */
   addressLimit?: AddressLimitName;
+  /**
+   * The owner works later on the user's behalf (a job): the gateway sends it a grant for the user
+   * with the request (service-kit identity.ts).
+   */
+  grant?: true;
 }
 
 /** Declares a route, keeping its literal types (method, path, schemas) for the helpers. */
@@ -618,6 +623,8 @@ export const routes = {
       owner: 'report',
       access: 'user',
       summary: 'Ask for a report (answered when done within the wait, else 202 and its job)',
+      // The worker asks the stats and linking services for the figures on the requester's behalf.
+      grant: true,
       query: asyncQuery,
       body: GenerateReportSchema,
       responses: {

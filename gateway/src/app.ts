@@ -8,12 +8,15 @@ import {
   checkReadiness,
   createMetrics,
   errorMiddleware,
+  GATEWAY_ISSUER,
   healthRoutes,
   type Logger,
   metricsHandler,
   mountRoute,
+  parseSigner,
   requestIdMiddleware,
   requireAllAgencies,
+  signGrant,
   signIdentity,
   unauthenticated,
 } from '@nrad/service-kit';
@@ -26,7 +29,7 @@ import type { GatewayConfig } from './config.ts';
 import { frontendRoutes } from './frontends.ts';
 import { createProxy } from './proxy/proxy.ts';
 import { checkedRequests } from './request-checks.ts';
-import { routeFor, type ServiceName, userLimitOf } from './routes.ts';
+import { grantsOf, routeFor, type ServiceName, userLimitOf } from './routes.ts';
 import { sameOriginWrites, securityHeaders } from './security.ts';
 import { sessionMiddleware, sessionUser } from './session/session.ts';
 import { UserLimits } from './user-limits.ts';
@@ -69,7 +72,8 @@ export function createGateway({ config, redis, logger, audit }: GatewayDeps) {
     audit: config.AUDIT_URL,
   };
   const addressLimits = { registrations: config.REGISTER_IP_MAX_PER_HOUR };
-  const auth = createAuthClient({ baseUrl: config.AUTH_URL, identitySecret: config.IDENTITY_SECRET });
+  const signer = parseSigner(GATEWAY_ISSUER, config.IDENTITY_PRIVATE_KEY);
+  const auth = createAuthClient({ baseUrl: config.AUTH_URL, signer });
   const guard = new LoginGuard(redis, prefix, {
     maxFailures: config.LOGIN_MAX_FAILURES,
     failureWindowSeconds: config.LOGIN_FAILURE_WINDOW_MINUTES * 60,
@@ -133,14 +137,23 @@ export function createGateway({ config, redis, logger, audit }: GatewayDeps) {
   const own = sessionRoutes({ auth, guard, logger, audit });
   api.use(own.routes(), own.allowedMethods());
 
-  /** Forwards a request to a service with the caller's identity (a visitor's is anonymous). */
-  async function forwardAs(ctx: Koa.Context, user: ReturnType<typeof sessionUser>, service: ServiceName) {
+  /**
+   * Forwards a request to a service with the caller's identity (a visitor's is anonymous), and a
+   * grant for the service's later work on the user's behalf where the route asks for one.
+   */
+  async function forwardAs(
+    ctx: Koa.Context,
+    user: ReturnType<typeof sessionUser>,
+    service: ServiceName,
+    granted = false,
+  ) {
     const identity: Identity = user
       ? { kind: 'user', userId: user.id, name: user.name, organization: user.organization, role: user.role }
       : { kind: 'anonymous' };
     ctx.state.identity = identity;
-    const token = await signIdentity(identity, config.IDENTITY_SECRET);
-    const { refreshSession } = await proxy.forward(ctx, services[service], token);
+    const token = await signIdentity(identity, signer);
+    const grant = granted && identity.kind === 'user' ? await signGrant(identity, service, signer) : undefined;
+    const { refreshSession } = await proxy.forward(ctx, services[service], token, grant);
     if (refreshSession) await refreshSessionUser(ctx, { auth, logger });
   }
 
@@ -166,12 +179,12 @@ export function createGateway({ config, redis, logger, audit }: GatewayDeps) {
         ctx.set('Retry-After', String(refusal.retryAfter));
         throw new AppError(ERROR_CODES.rateLimited, refusal.message);
       }
-      await forwardAs(ctx as unknown as Koa.Context, user, rule.service);
+      await forwardAs(ctx as unknown as Koa.Context, user, rule.service, grantsOf(rule, ctx.method));
       // The linking service answers 404 for a record the user may not see, like a missing one.
       if (limit === 'link-attempts' && ctx.status === 404) await userLimits.linkRefused(user, actor, ctx.path);
       return;
     }
-    await forwardAs(ctx as unknown as Koa.Context, user, rule.service);
+    await forwardAs(ctx as unknown as Koa.Context, user, rule.service, grantsOf(rule, ctx.method));
   });
 
   // The queue board (bull-board, served by the ops service) is a page of its own: ADMIN only.

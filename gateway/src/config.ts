@@ -44,7 +44,8 @@ export const GatewayConfigSchema = z.object({
   ...auditEnv,
   /** Prefix of every Redis key the gateway writes (sessions, counters). */
   REDIS_PREFIX: z.string().default('nrad:gateway:'),
-  IDENTITY_SECRET: env.secret(),
+  /** The gateway's Ed25519 key: it signs every identity token and grant (identity.ts). */
+  IDENTITY_PRIVATE_KEY: env.privateKey(),
   /** Cookie signing keys, comma-separated; the first signs, all verify (rotation). */
   SESSION_SECRET: env.secret(),
   SESSION_IDLE_MINUTES: minutes(30),

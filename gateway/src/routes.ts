@@ -29,6 +29,8 @@ export interface RouteRule {
   addressLimit?: AddressLimitName;
   /** The per-user limit a request of this method counts against (other methods: none). */
   userLimit?: Partial<Record<HttpMethod, UserLimitName>>;
+  /** Methods whose requests carry a grant for the service's later work on the user's behalf. */
+  grant?: HttpMethod[];
 }
 
 /** One rule per declared path template of a service, the most specific first. */
@@ -43,6 +45,7 @@ export function rulesOf(declared: readonly RouteSpec[]): RouteRule[] {
     if (route.access === 'public') rule.public = true;
     if (route.addressLimit) rule.addressLimit = route.addressLimit;
     if (route.userLimit) rule.userLimit = { ...rule.userLimit, [route.method]: route.userLimit };
+    if (route.grant) rule.grant = [...(rule.grant ?? []), route.method];
     byPath.set(route.path, rule);
   }
   return [...byPath.values()].sort((a, b) => compareTemplates(a.path, b.path));
@@ -52,6 +55,11 @@ export const ROUTES: readonly RouteRule[] = rulesOf(ALL_ROUTES);
 
 export function routeFor(path: string): RouteRule | undefined {
   return ROUTES.find((r) => matchesTemplate(r.path, path));
+}
+
+/** Whether a request of this method gets a grant (RouteSpec.grant). */
+export function grantsOf(rule: RouteRule, method: string): boolean {
+  return rule.grant?.includes(method as HttpMethod) ?? false;
 }
 
 /** The per-user limit a request counts against, if any. */

@@ -27,6 +27,7 @@ import {
   listen,
   RedisAuditSpool,
 } from '@nrad/service-kit';
+import { testIdentityEnv } from '@nrad/service-kit/test-identity';
 import { createApp as createStatsApp } from '@nrad/stats-service/app';
 import { statsTestConfig } from '@nrad/stats-service/test-support';
 import { Redis } from 'ioredis';
@@ -34,7 +35,6 @@ import { createGateway } from '../src/app.ts';
 
 import { type GatewayConfig, GatewayConfigSchema } from '../src/config.ts';
 
-export const IDENTITY_SECRET = 'i'.repeat(40);
 export const ADMIN = { email: 'admin@nrad.test', password: 'admin-password-123' };
 
 /** How a test wants the stack's linking service to link (its own defaults otherwise). */
@@ -53,7 +53,6 @@ export async function createAuthStack(t: TestNamespace, options: StackOptions = 
   // One connection to NATS for every service of the stack (auth's audit trail needs it first).
   const bus = await connectBus({ url: t.natsUrl, name: 'gateway-test' });
   const authConfig = authTestConfig({
-    identitySecret: IDENTITY_SECRET,
     mongoUrl: t.mongoUrl,
     natsUrl: t.natsUrl,
     dbName: t.db('auth'),
@@ -64,7 +63,6 @@ export async function createAuthStack(t: TestNamespace, options: StackOptions = 
   const authServer = await listen(auth.app, 0, '127.0.0.1');
   const authUrl = `http://127.0.0.1:${authServer.port}`;
   const recordsConfig = recordsTestConfig({
-    identitySecret: IDENTITY_SECRET,
     mongoUrl: t.mongoUrl,
     natsUrl: t.natsUrl,
     redisUrl: t.redisUrl,
@@ -79,7 +77,6 @@ export async function createAuthStack(t: TestNamespace, options: StackOptions = 
   const records = await createRecordsApp({ config: recordsConfig, db: recordsDb, bus, logger });
   const recordsServer = await listen(records.app, 0, '127.0.0.1');
   const linkingConfig = linkingTestConfig({
-    identitySecret: IDENTITY_SECRET,
     mongoUrl: t.mongoUrl,
     natsUrl: t.natsUrl,
     dbName: t.db('linking'),
@@ -98,7 +95,6 @@ export async function createAuthStack(t: TestNamespace, options: StackOptions = 
   const linking = await createLinkingApp({ config: linkingConfig, db: linkingDb, bus, logger });
   const linkingServer = await listen(linking.app, 0, '127.0.0.1');
   const statsConfig = statsTestConfig({
-    identitySecret: IDENTITY_SECRET,
     mongoUrl: t.mongoUrl,
     natsUrl: t.natsUrl,
     dbName: t.db('stats'),
@@ -110,7 +106,6 @@ export async function createAuthStack(t: TestNamespace, options: StackOptions = 
   let statsServer = await listen(stats.app, 0, '127.0.0.1');
   let statsRunning = true;
   const ingestConfig = ingestTestConfig({
-    identitySecret: IDENTITY_SECRET,
     mongoUrl: t.mongoUrl,
     redisUrl: t.redisUrl,
     natsUrl: t.natsUrl,
@@ -122,7 +117,6 @@ export async function createAuthStack(t: TestNamespace, options: StackOptions = 
   const ingest = await createIngestApp({ config: ingestConfig, db: ingestDb, bus, logger });
   const ingestServer = await listen(ingest.app, 0, '127.0.0.1');
   const reportConfig = reportTestConfig({
-    identitySecret: IDENTITY_SECRET,
     mongoUrl: t.mongoUrl,
     redisUrl: t.redisUrl,
     natsUrl: t.natsUrl,
@@ -135,7 +129,6 @@ export async function createAuthStack(t: TestNamespace, options: StackOptions = 
   const report = await createReportApp({ config: reportConfig, db: reportDb, bus, logger });
   const reportServer = await listen(report.app, 0, '127.0.0.1');
   const auditConfig = auditTestConfig({
-    identitySecret: IDENTITY_SECRET,
     mongoUrl: t.mongoUrl,
     natsUrl: t.natsUrl,
     dbName: t.db('audit'),
@@ -157,7 +150,6 @@ export async function createAuthStack(t: TestNamespace, options: StackOptions = 
     audit: `http://127.0.0.1:${auditServer.port}`,
   };
   const opsConfig = opsTestConfig({
-    identitySecret: IDENTITY_SECRET,
     natsUrl: t.natsUrl,
     redisUrl: t.redisUrl,
     queuePrefix: `${t.redisPrefix}bull`,
@@ -189,7 +181,7 @@ export async function createAuthStack(t: TestNamespace, options: StackOptions = 
       NATS_URL: t.natsUrl,
       AUDIT_STREAM: auditConfig.AUDIT_STREAM,
       AUDIT_SUBJECT_PREFIX: auditConfig.AUDIT_SUBJECT_PREFIX,
-      IDENTITY_SECRET,
+      ...testIdentityEnv('gateway'),
       SESSION_SECRET: 's'.repeat(40),
       AUTH_URL: serviceUrls.auth,
       RECORDS_URL: serviceUrls.records,

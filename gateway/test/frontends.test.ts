@@ -2,6 +2,7 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { gzipSync } from 'node:zlib';
+import { testIdentityEnv } from '@nrad/service-kit/test-identity';
 import request from 'supertest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { GatewayConfigSchema } from '../src/config.ts';
@@ -134,7 +135,7 @@ describe('serving the built frontends', () => {
     const base = {
       REDIS_URL: 'redis://127.0.0.1:6379',
       NATS_URL: 'nats://127.0.0.1:4222',
-      IDENTITY_SECRET: 'i'.repeat(40),
+      ...testIdentityEnv('gateway'),
       SESSION_SECRET: 's'.repeat(40),
       AUTH_URL: 'http://127.0.0.1:1',
       RECORDS_URL: 'http://127.0.0.1:2',

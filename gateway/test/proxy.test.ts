@@ -2,10 +2,11 @@ import { createApp as createAuthApp } from '@nrad/auth-service/app';
 import { authTestConfig } from '@nrad/auth-service/test-support';
 import { ERROR_CODES, IDENTITY_HEADER, REQUEST_ID_HEADER } from '@nrad/contracts';
 import { freePort } from '@nrad/infra/harness';
-import { connectMongo, createLogger, listen, signIdentity } from '@nrad/service-kit';
+import { connectMongo, createLogger, listen } from '@nrad/service-kit';
+import { testToken } from '@nrad/service-kit/test-identity';
 import request from 'supertest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { IDENTITY_SECRET, newUser, nextIp, signIn, startAuthStack } from './stack.ts';
+import { newUser, nextIp, signIn, startAuthStack } from './stack.ts';
 
 let stack: Awaited<ReturnType<typeof startAuthStack>>;
 let gw: ReturnType<typeof stack.gateway>;
@@ -35,10 +36,7 @@ describe('routing', () => {
 
   it('never lets a client vouch for itself with an identity header', async () => {
     const victim = await signedIn('BPS');
-    const forged = await signIdentity(
-      { kind: 'user', userId: victim.user.id, name: 'x', organization: 'BPS', role: 'r' },
-      IDENTITY_SECRET,
-    );
+    const forged = await testToken({ kind: 'user', userId: victim.user.id, name: 'x', organization: 'BPS', role: 'r' });
     // Without a session, a (stolen, valid) token in the header is worth nothing.
     await request(gw.server)
       .put('/api/auth/update-name')
@@ -132,7 +130,6 @@ describe('when a service fails', () => {
     beforeAll(async () => {
       const logger = createLogger({ name: 'broken-auth', level: 'silent' });
       const config = authTestConfig({
-        identitySecret: IDENTITY_SECRET,
         mongoUrl: stack.t.mongoUrl,
         natsUrl: stack.t.natsUrl,
         dbName: stack.t.db('auth'),

@@ -2,6 +2,8 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { type AuditEvent, ERROR_CODES, QUEUES_BOARD_PATH } from '@nrad/contracts';
 import { waitUntil } from '@nrad/infra/harness';
+import { GRANT_HEADER, signOnBehalf, verifyIdentity } from '@nrad/service-kit';
+import { testIdentityKeys, testSigner } from '@nrad/service-kit/test-identity';
 import request from 'supertest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { INVALID_PATH, pathProblem } from '../src/request-checks.ts';
@@ -75,8 +77,9 @@ describe('pathProblem', () => {
 
 describe('a gateway that forwards only what it routes', () => {
   let stack: Awaited<ReturnType<typeof startAuthStack>>;
-  /** Every path a service received, in the order received. */
+  /** Every path a service received, in the order received, and the grants that came with them. */
   const received: string[] = [];
+  const grants = new Map<string, string | undefined>();
   let echo: http.Server;
   let gateway: http.Server;
   let gatewayPort: number;
@@ -87,6 +90,7 @@ describe('a gateway that forwards only what it routes', () => {
     stack = await startAuthStack();
     echo = http.createServer((req, res) => {
       received.push(req.url ?? '');
+      grants.set(`${req.method} ${req.url}`, req.headers[GRANT_HEADER] as string | undefined);
       res.setHeader('content-type', 'application/json');
       res.end(JSON.stringify({ path: req.url }));
     });
@@ -204,6 +208,24 @@ describe('a gateway that forwards only what it routes', () => {
     expect(received.length).toBe(before);
     const plain = await send('GET', '/api/records/6650f0c8a1b2c3d4e5f60718', ip, { 'content-encoding': 'identity' });
     expect(plain.status).toBe(200);
+  });
+
+  it('sends a grant for the user only where the route asks for one, never a client’s', async () => {
+    const forged = 'eyJhbGciOiJub25lIn0.e30.';
+    expect((await send('GET', '/api/records/6650f0c8a1b2c3d4e5f60718', ip, { [GRANT_HEADER]: forged })).status).toBe(
+      200,
+    );
+    expect(grants.get('GET /api/records/6650f0c8a1b2c3d4e5f60718')).toBeUndefined();
+    const res = await send('POST', '/api/generate-report', ip, { [GRANT_HEADER]: forged });
+    expect(res.status, res.body).toBe(200);
+    const grant = grants.get('POST /api/generate-report');
+    expect(grant).toBeDefined();
+    expect(grant).not.toBe(forged);
+    // The report service may act for the user with it; no other service may.
+    const keys = testIdentityKeys();
+    const asReport = await verifyIdentity(await signOnBehalf(grant as string, testSigner('report')), keys);
+    expect(asReport).toMatchObject({ caller: 'report', identity: { kind: 'user', organization: 'ADMIN' } });
+    await expect(verifyIdentity(await signOnBehalf(grant as string, testSigner('ingest')), keys)).rejects.toThrow();
   });
 
   it('records each refusal in the audit trail with what was tried', async () => {

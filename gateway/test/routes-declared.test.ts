@@ -1,6 +1,7 @@
 import { routesOwnedBy } from '@nrad/contracts';
 import { openApiDocument } from '@nrad/contracts/openapi';
 import { createLogger, declaredRoutes, mountedRoutes } from '@nrad/service-kit';
+import { testIdentityEnv } from '@nrad/service-kit/test-identity';
 import { parse, validate } from '@readme/openapi-parser';
 import { Redis } from 'ioredis';
 import request from 'supertest';
@@ -14,7 +15,7 @@ function offlineGateway() {
   const config = GatewayConfigSchema.parse({
     REDIS_URL: 'redis://127.0.0.1:9',
     NATS_URL: 'nats://127.0.0.1:9',
-    IDENTITY_SECRET: 'i'.repeat(40),
+    ...testIdentityEnv('gateway'),
     SESSION_SECRET: 's'.repeat(40),
     AUTH_URL: url,
     RECORDS_URL: url,

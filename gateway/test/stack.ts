@@ -4,7 +4,7 @@ import request from 'supertest';
 
 import { createAuthStack, type StackOptions } from './auth-stack.ts';
 
-export { ADMIN, createAuthStack, IDENTITY_SECRET, type StackOptions } from './auth-stack.ts';
+export { ADMIN, createAuthStack, type StackOptions } from './auth-stack.ts';
 
 /**
  * Real auth, records, linking, stats, ingest, report, audit and ops services on real ports (FerretDB, NATS JetStream behind them) and gateways

@@ -1,27 +1,71 @@
-import { randomBytes } from 'node:crypto';
+import { generateKeyPairSync, randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 
+/**
+ * The parts that sign identity tokens, each with its own Ed25519 key (service-kit identity.ts):
+ * the gateway for users, the others for their calls to another service.
+ */
+export const IDENTITY_SIGNERS = ['gateway', 'ingest', 'linking', 'report'] as const;
+export type IdentitySignerName = (typeof IDENTITY_SIGNERS)[number];
+
+/** An Ed25519 key pair as the variables carry it: PKCS#8 and SPKI DER, base64url. */
+export interface IdentityKeyPair {
+  privateKey: string;
+  publicKey: string;
+}
+
 export interface LocalSecrets {
-  identitySecret: string;
+  identityKeys: Record<IdentitySignerName, IdentityKeyPair>;
   sessionSecret: string;
   adminPassword: string;
+}
+
+function newKeyPair(): IdentityKeyPair {
+  const { privateKey, publicKey } = generateKeyPairSync('ed25519');
+  return {
+    privateKey: privateKey.export({ format: 'der', type: 'pkcs8' }).toString('base64url'),
+    publicKey: publicKey.export({ format: 'der', type: 'spki' }).toString('base64url'),
+  };
+}
+
+/** A key pair for every signer. */
+export function newIdentityKeySet(): LocalSecrets['identityKeys'] {
+  return Object.fromEntries(IDENTITY_SIGNERS.map((name) => [name, newKeyPair()])) as LocalSecrets['identityKeys'];
+}
+
+/** IDENTITY_PUBLIC_KEYS: every signer's public key (`gateway=<key>,ingest=<key>,…`). */
+export function publicKeysOf(secrets: Pick<LocalSecrets, 'identityKeys'>): string {
+  return IDENTITY_SIGNERS.map((name) => `${name}=${secrets.identityKeys[name].publicKey}`).join(',');
 }
 
 /**
  * The secrets of a local installation, generated on the first start and kept in
  * `<data dir>/secrets.json` (readable by the owner only), so sessions and the admin password
- * survive restarts.
+ * survive restarts. A file from before a secret existed gets it added (the shared identity secret
+ * of earlier versions is dropped: each signer now has its own key).
  */
 export function loadOrCreateSecrets(dataDir: string): LocalSecrets {
   const file = path.join(dataDir, 'secrets.json');
-  if (existsSync(file)) return JSON.parse(readFileSync(file, 'utf8')) as LocalSecrets;
-  mkdirSync(dataDir, { recursive: true });
+  const stored: Partial<LocalSecrets> & { identitySecret?: string } = existsSync(file)
+    ? JSON.parse(readFileSync(file, 'utf8'))
+    : {};
+  const identityKeys = Object.fromEntries(
+    IDENTITY_SIGNERS.map((name) => [name, stored.identityKeys?.[name] ?? newKeyPair()]),
+  ) as LocalSecrets['identityKeys'];
   const secrets: LocalSecrets = {
-    identitySecret: randomBytes(32).toString('base64url'),
-    sessionSecret: randomBytes(32).toString('base64url'),
-    adminPassword: randomBytes(12).toString('base64url'),
+    identityKeys,
+    sessionSecret: stored.sessionSecret ?? randomBytes(32).toString('base64url'),
+    adminPassword: stored.adminPassword ?? randomBytes(12).toString('base64url'),
   };
-  writeFileSync(file, `${JSON.stringify(secrets, null, 2)}\n`, { mode: 0o600 });
+  const complete =
+    stored.identitySecret === undefined &&
+    IDENTITY_SIGNERS.every((name) => stored.identityKeys?.[name]) &&
+    stored.sessionSecret &&
+    stored.adminPassword;
+  if (!complete) {
+    mkdirSync(dataDir, { recursive: true });
+    writeFileSync(file, `${JSON.stringify(secrets, null, 2)}\n`, { mode: 0o600 });
+  }
   return secrets;
 }

@@ -2,12 +2,15 @@ import path from 'node:path';
 import { REPO_ROOT } from './paths.ts';
 import { freePort, holdPort, isListening } from './ports.ts';
 import { type ManagedProcess, spawnManaged, waitForReady } from './process.ts';
-import { loadOrCreateSecrets } from './secrets.ts';
+import { type IdentitySignerName, loadOrCreateSecrets, publicKeysOf } from './secrets.ts';
 import { givenUrls, type InfraServer, type InfraUrls, type RunningInfra, startLocalInfra } from './stack.ts';
 
 /** What every service gets; each service adds its own variables. */
 interface Shared extends InfraUrls {
-  identitySecret: string;
+  /** IDENTITY_PUBLIC_KEYS, which every service verifies identity tokens with. */
+  publicKeys: string;
+  /** The private keys of the parts that sign (each gets only its own). */
+  privateKeys: Record<IdentitySignerName, string>;
   adminEmail: string;
   adminPassword: string;
   logLevel: string;
@@ -47,7 +50,7 @@ export const SERVICES: ReadonlyArray<{
     env: (s) => ({
       MONGO_URL: s.mongoUrl,
       NATS_URL: s.natsUrl,
-      IDENTITY_SECRET: s.identitySecret,
+      IDENTITY_PUBLIC_KEYS: s.publicKeys,
       ADMIN_EMAIL: s.adminEmail,
       ADMIN_PASSWORD: s.adminPassword,
     }),
@@ -59,7 +62,7 @@ export const SERVICES: ReadonlyArray<{
       MONGO_URL: s.mongoUrl,
       NATS_URL: s.natsUrl,
       REDIS_URL: s.redisUrl,
-      IDENTITY_SECRET: s.identitySecret,
+      IDENTITY_PUBLIC_KEYS: s.publicKeys,
       ...s.probes,
     }),
   },
@@ -78,13 +81,14 @@ export const SERVICES: ReadonlyArray<{
       NATS_URL: s.natsUrl,
       // Asked whose a record is that the index has not seen yet (issue 36).
       RECORDS_URL: urls.RECORDS_URL as string,
-      IDENTITY_SECRET: s.identitySecret,
+      IDENTITY_PUBLIC_KEYS: s.publicKeys,
+      IDENTITY_PRIVATE_KEY: s.privateKeys.linking,
     }),
   },
   {
     name: 'stats',
     entry: 'services/stats/dist/main.js',
-    env: (s) => ({ MONGO_URL: s.mongoUrl, NATS_URL: s.natsUrl, IDENTITY_SECRET: s.identitySecret }),
+    env: (s) => ({ MONGO_URL: s.mongoUrl, NATS_URL: s.natsUrl, IDENTITY_PUBLIC_KEYS: s.publicKeys }),
   },
   {
     name: 'ingest',
@@ -96,7 +100,8 @@ export const SERVICES: ReadonlyArray<{
       NATS_URL: s.natsUrl,
       REDIS_URL: s.redisUrl,
       RECORDS_URL: urls.RECORDS_URL as string,
-      IDENTITY_SECRET: s.identitySecret,
+      IDENTITY_PUBLIC_KEYS: s.publicKeys,
+      IDENTITY_PRIVATE_KEY: s.privateKeys.ingest,
     }),
   },
   {
@@ -108,14 +113,15 @@ export const SERVICES: ReadonlyArray<{
       REDIS_URL: s.redisUrl,
       STATS_URL: urls.STATS_URL as string,
       LINKING_URL: urls.LINKING_URL as string,
-      IDENTITY_SECRET: s.identitySecret,
+      IDENTITY_PUBLIC_KEYS: s.publicKeys,
+      IDENTITY_PRIVATE_KEY: s.privateKeys.report,
       ...s.openAi,
     }),
   },
   {
     name: 'audit',
     entry: 'services/audit/dist/main.js',
-    env: (s) => ({ MONGO_URL: s.mongoUrl, NATS_URL: s.natsUrl, IDENTITY_SECRET: s.identitySecret }),
+    env: (s) => ({ MONGO_URL: s.mongoUrl, NATS_URL: s.natsUrl, IDENTITY_PUBLIC_KEYS: s.publicKeys }),
   },
   {
     name: 'ops',
@@ -123,7 +129,7 @@ export const SERVICES: ReadonlyArray<{
     env: (s, urls) => ({
       NATS_URL: s.natsUrl,
       REDIS_URL: s.redisUrl,
-      IDENTITY_SECRET: s.identitySecret,
+      IDENTITY_PUBLIC_KEYS: s.publicKeys,
       // Every other service: their readiness and builds.
       OPS_SERVICES: Object.entries(urls)
         .map(([variable, url]) => `${variable.replace(/_URL$/, '').toLowerCase()}=${url}`)
@@ -270,7 +276,10 @@ export async function startSystem(options: SystemOptions): Promise<RunningSystem
     mongoUrl: infra.mongoUrl,
     natsUrl: infra.natsUrl,
     redisUrl: infra.redisUrl,
-    identitySecret: secrets.identitySecret,
+    publicKeys: publicKeysOf(secrets),
+    privateKeys: Object.fromEntries(
+      Object.entries(secrets.identityKeys).map(([name, pair]) => [name, pair.privateKey]),
+    ) as Record<IdentitySignerName, string>,
     adminEmail: options.adminEmail,
     adminPassword,
     logLevel: options.logLevel ?? 'info',
@@ -364,7 +373,7 @@ export async function startSystem(options: SystemOptions): Promise<RunningSystem
       HOST: options.gatewayHost,
       REDIS_URL: infra.redisUrl,
       NATS_URL: infra.natsUrl,
-      IDENTITY_SECRET: secrets.identitySecret,
+      IDENTITY_PRIVATE_KEY: secrets.identityKeys.gateway.privateKey,
       SESSION_SECRET: secrets.sessionSecret,
       METRICS_PORT: String(metricsPort),
       ...(options.env?.MF_REMOTES ? { MF_REMOTES: options.env.MF_REMOTES } : {}),

@@ -5,7 +5,7 @@ import {
   type VerifyCredentialsResponse,
   VerifyCredentialsResponseSchema,
 } from '@nrad/contracts';
-import { fetchAs } from '@nrad/service-kit';
+import { fetchAs, type IdentitySigner } from '@nrad/service-kit';
 
 /** Thrown when the auth service cannot be reached or answers out of contract. */
 export class UpstreamUnavailableError extends Error {
@@ -13,13 +13,13 @@ export class UpstreamUnavailableError extends Error {
 }
 
 /** The gateway's calls to the auth service's internal paths, signed as the gateway itself. */
-export function createAuthClient(options: { baseUrl: string; identitySecret: string; timeoutMs?: number }) {
+export function createAuthClient(options: { baseUrl: string; signer: IdentitySigner; timeoutMs?: number }) {
   const call = async (path: string, init: { method: string; body?: unknown; requestId?: string }) => {
     let res: Response;
     try {
       res = await fetchAs(
-        { kind: 'service', service: 'gateway' },
-        options.identitySecret,
+        { kind: 'self' },
+        options.signer,
         new URL(path, options.baseUrl),
         {
           method: init.method,

@@ -6,7 +6,7 @@ import {
   REQUEST_ID_HEADER,
   SESSION_REFRESH_HEADER,
 } from '@nrad/contracts';
-import { AppError, type Logger } from '@nrad/service-kit';
+import { AppError, GRANT_HEADER, type Logger } from '@nrad/service-kit';
 import type Koa from 'koa';
 
 /** Headers that belong to one hop, or that must never travel between the public side and a service. */
@@ -23,6 +23,7 @@ const DROP_REQUEST = new Set([
   'cookie', // the session is the gateway's; services get the identity token instead
   'authorization',
   IDENTITY_HEADER, // a client cannot vouch for itself
+  GRANT_HEADER, // nor grant itself anything
   REQUEST_ID_HEADER,
   'x-forwarded-for',
   'x-forwarded-proto',
@@ -59,7 +60,12 @@ export function createProxy(options: { timeoutMs: number; logger: Logger }) {
    * (request-checks.ts), with its query: the path is never resolved again (a URL resolver would read `\`
    * as `/` and drop dot segments, and an absolute request target would name its own host).
    */
-  async function forward(ctx: Koa.Context, target: string, identityToken: string): Promise<ForwardResult> {
+  async function forward(
+    ctx: Koa.Context,
+    target: string,
+    identityToken: string,
+    grant?: string,
+  ): Promise<ForwardResult> {
     const origin = new URL(target);
     const path = ctx.querystring ? `${ctx.path}?${ctx.querystring}` : ctx.path;
     const url = { protocol: origin.protocol, hostname: origin.hostname, port: origin.port, path };
@@ -68,6 +74,7 @@ export function createProxy(options: { timeoutMs: number; logger: Logger }) {
       if (value !== undefined && !DROP_REQUEST.has(name)) headers[name] = value;
     }
     headers[IDENTITY_HEADER] = identityToken;
+    if (grant) headers[GRANT_HEADER] = grant;
     headers[REQUEST_ID_HEADER] = ctx.state.requestId as string;
     headers['x-forwarded-for'] = ctx.ip;
     headers['x-forwarded-proto'] = ctx.protocol;

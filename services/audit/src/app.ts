@@ -41,7 +41,7 @@ export async function createApp({ config, db, bus, logger, now }: AuditAppDeps) 
   const app = createServiceApp({
     name: 'audit',
     logger,
-    identitySecret: config.IDENTITY_SECRET,
+    identityKeys: config.IDENTITY_PUBLIC_KEYS,
     readiness: { mongo: mongoReadiness(db), nats: busReadiness(bus) },
   });
   const api = apiRoutes({ store, owners });

@@ -1,3 +1,4 @@
+import { testIdentityEnv } from '@nrad/service-kit/test-identity';
 import { type AuditConfig, AuditConfigSchema } from './config.ts';
 
 /**
@@ -5,7 +6,6 @@ import { type AuditConfig, AuditConfigSchema } from './config.ts';
  * prefixes of the test's namespace, the durables; quick redelivery, no log.
  */
 export function auditTestConfig(options: {
-  identitySecret: string;
   mongoUrl: string;
   natsUrl: string;
   dbName: string;
@@ -19,7 +19,7 @@ export function auditTestConfig(options: {
   retentionCheckHours?: number;
 }): AuditConfig {
   return AuditConfigSchema.parse({
-    IDENTITY_SECRET: options.identitySecret,
+    ...testIdentityEnv('audit'),
     MONGO_URL: options.mongoUrl,
     MONGO_DB: options.dbName,
     NATS_URL: options.natsUrl,

@@ -9,22 +9,14 @@ import {
   type UserIdentity,
 } from '@nrad/contracts';
 import { deferCleanup, type TestNamespace, testNamespace, waitUntil } from '@nrad/infra/harness';
-import {
-  auditSubject,
-  type Bus,
-  connectBus,
-  connectMongo,
-  createLogger,
-  publishEvent,
-  signIdentity,
-} from '@nrad/service-kit';
+import { auditSubject, type Bus, connectBus, connectMongo, createLogger, publishEvent } from '@nrad/service-kit';
+import { testToken } from '@nrad/service-kit/test-identity';
 import { type Connection, Types } from 'mongoose';
 import request from 'supertest';
 import { createApp } from '../src/app.ts';
 import type { AuditConfig } from '../src/config.ts';
 import { auditTestConfig } from '../src/test-support.ts';
 
-export const SECRET = 'a'.repeat(40);
 export const logger = createLogger({ name: 'audit-test', level: (process.env.TEST_LOG as 'silent') ?? 'silent' });
 
 /** A signed-in user of an organization, as the gateway would vouch for them. */
@@ -124,7 +116,6 @@ export interface AuditHarness {
 export async function startAudit(options: { now?: () => Date; retentionDays?: number } = {}): Promise<AuditHarness> {
   const t = testNamespace();
   const config = auditTestConfig({
-    identitySecret: SECRET,
     mongoUrl: t.mongoUrl,
     natsUrl: t.natsUrl,
     dbName: t.db('audit'),
@@ -170,7 +161,7 @@ export async function startAudit(options: { now?: () => Date; retentionDays?: nu
       ),
     async get(path, user) {
       const req = request(server).get(path);
-      if (user) req.set(IDENTITY_HEADER, await signIdentity(user, SECRET));
+      if (user) req.set(IDENTITY_HEADER, await testToken(user));
       return req;
     },
     async halt() {

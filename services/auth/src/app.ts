@@ -49,7 +49,7 @@ export async function createApp({ config, db, bus, logger }: AuthAppDeps) {
   const app = createServiceApp({
     name: 'auth',
     logger,
-    identitySecret: config.IDENTITY_SECRET,
+    identityKeys: config.IDENTITY_PUBLIC_KEYS,
     // NATS is not a readiness condition: while it is down, audit events wait in the spool.
     readiness: { mongo: mongoReadiness(db) },
     audit,

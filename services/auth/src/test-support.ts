@@ -1,3 +1,4 @@
+import { testIdentityEnv } from '@nrad/service-kit/test-identity';
 import { type AuthConfig, AuthConfigSchema } from './config.ts';
 
 /**
@@ -8,7 +9,6 @@ import { type AuthConfig, AuthConfigSchema } from './config.ts';
  * another test file's.
  */
 export function authTestConfig(options: {
-  identitySecret: string;
   mongoUrl: string;
   natsUrl: string;
   dbName: string;
@@ -19,7 +19,7 @@ export function authTestConfig(options: {
   const admin = options.admin ?? { email: 'admin@nrad.test', password: 'admin-password-123' };
   const audit = auditNamesBeside(options.dbName);
   return AuthConfigSchema.parse({
-    IDENTITY_SECRET: options.identitySecret,
+    ...testIdentityEnv('auth'),
     MONGO_URL: options.mongoUrl,
     MONGO_DB: options.dbName,
     NATS_URL: options.natsUrl,

@@ -6,7 +6,8 @@ import {
   type UserIdentity,
 } from '@nrad/contracts';
 import { testNamespace, waitUntil } from '@nrad/infra/harness';
-import { type Bus, connectBus, connectMongo, createLogger, signIdentity } from '@nrad/service-kit';
+import { type Bus, connectBus, connectMongo, createLogger, type signIdentity } from '@nrad/service-kit';
+import { testToken } from '@nrad/service-kit/test-identity';
 import { Types } from 'mongoose';
 import request from 'supertest';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -14,10 +15,8 @@ import { createApp } from '../src/app.ts';
 import { authTestConfig } from '../src/test-support.ts';
 
 const t = testNamespace();
-const SECRET = 'a'.repeat(40);
 const logger = createLogger({ name: 'auth-audit-test', level: 'silent' });
 const config = authTestConfig({
-  identitySecret: SECRET,
   mongoUrl: t.mongoUrl,
   natsUrl: t.natsUrl,
   dbName: t.db('auth'),
@@ -35,7 +34,7 @@ afterAll(async () => {
 });
 
 const headersOf = async (identity: Parameters<typeof signIdentity>[0]) => ({
-  [IDENTITY_HEADER]: await signIdentity(identity, SECRET),
+  [IDENTITY_HEADER]: await testToken(identity),
 });
 const admin: UserIdentity = {
   kind: 'user',

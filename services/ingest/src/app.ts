@@ -5,6 +5,7 @@ import {
   type Logger,
   MongoAuditSpool,
   mongoReadiness,
+  parseSigner,
 } from '@nrad/service-kit';
 import type { Connection } from 'mongoose';
 import type { IngestConfig } from './config.ts';
@@ -45,7 +46,7 @@ export async function createApp({ config, db, bus, logger, records }: IngestAppD
   const deps: IngestDeps = {
     config,
     store,
-    records: records ?? recordsClient(config.RECORDS_URL, config.IDENTITY_SECRET),
+    records: records ?? recordsClient(config.RECORDS_URL, parseSigner('ingest', config.IDENTITY_PRIVATE_KEY)),
     enqueue: (data) => queue.add(data),
     logger,
     audit,
@@ -60,7 +61,7 @@ export async function createApp({ config, db, bus, logger, records }: IngestAppD
   const app = createServiceApp({
     name: 'ingest',
     logger,
-    identitySecret: config.IDENTITY_SECRET,
+    identityKeys: config.IDENTITY_PUBLIC_KEYS,
     // NATS is not a readiness condition: while it is down, audit events wait in the spool.
     readiness: {
       mongo: mongoReadiness(db),

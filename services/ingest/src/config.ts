@@ -14,6 +14,8 @@ export const IngestConfigSchema = z.object({
   ...auditEnv,
   /** The records service (its internal import path and option lists). */
   RECORDS_URL: env.url(),
+  /** The ingest service's own key: it signs what it asks the records service (identity.ts). */
+  IDENTITY_PRIVATE_KEY: env.privateKey(),
   /** The BullMQ queue of uploads, and the Redis key prefix of BullMQ's keys (tests: a namespace). */
   INGEST_QUEUE: z
     .string()

@@ -1,3 +1,4 @@
+import { testIdentityEnv } from '@nrad/service-kit/test-identity';
 import { type IngestConfig, IngestConfigSchema } from './config.ts';
 
 /**
@@ -8,7 +9,6 @@ import { type IngestConfig, IngestConfigSchema } from './config.ts';
  * `<db>_audit`): what the records service and an audit writer of the same namespace use.
  */
 export function ingestTestConfig(options: {
-  identitySecret: string;
   mongoUrl: string;
   redisUrl: string;
   natsUrl: string;
@@ -21,7 +21,7 @@ export function ingestTestConfig(options: {
 }): IngestConfig {
   const audit = auditNamesBeside(options.dbName);
   return IngestConfigSchema.parse({
-    IDENTITY_SECRET: options.identitySecret,
+    ...testIdentityEnv('ingest'),
     MONGO_URL: options.mongoUrl,
     MONGO_DB: options.dbName,
     REDIS_URL: options.redisUrl,

@@ -7,7 +7,8 @@ import {
 } from '@nrad/contracts';
 import { deferCleanup, testNamespace, waitUntil } from '@nrad/infra/harness';
 import { recordsBeside } from '@nrad/records-service/test-support';
-import { type Bus, closeServer, connectMongo, createLogger, listen, signIdentity } from '@nrad/service-kit';
+import { type Bus, closeServer, connectMongo, createLogger, listen } from '@nrad/service-kit';
+import { testToken } from '@nrad/service-kit/test-identity';
 import { Types } from 'mongoose';
 import request from 'supertest';
 import * as XLSX from 'xlsx';
@@ -16,7 +17,6 @@ import type { IngestConfig } from '../src/config.ts';
 import { TEMPLATE_COLUMNS } from '../src/domain/index.ts';
 import { ingestTestConfig } from '../src/test-support.ts';
 
-export const SECRET = 'g'.repeat(40);
 export const logger = createLogger({ name: 'ingest-test', level: (process.env.TEST_LOG as 'silent') ?? 'silent' });
 
 export function userOf(organization: Organization, name = `${organization} officer`): UserIdentity {
@@ -70,7 +70,6 @@ export async function startIngest(
 ) {
   const t = testNamespace();
   const records = await recordsBeside(t, {
-    identitySecret: SECRET,
     logger,
     name: 'ingest-test',
     overrides: recordsOverrides,
@@ -79,7 +78,6 @@ export async function startIngest(
   const recordsUrl = `http://127.0.0.1:${recordsServer.port}`;
   const config = (more: Record<string, string> = {}): IngestConfig =>
     ingestTestConfig({
-      identitySecret: SECRET,
       mongoUrl: t.mongoUrl,
       redisUrl: t.redisUrl,
       natsUrl: t.natsUrl,
@@ -101,7 +99,7 @@ export async function startIngest(
   const main = await start();
 
   const as = async (user: UserIdentity, target = main.app.callback()) => {
-    const headers = { [IDENTITY_HEADER]: await signIdentity(user, SECRET, 600) };
+    const headers = { [IDENTITY_HEADER]: await testToken(user, 600) };
     return {
       get: (p: string) => request(target).get(p).set(headers),
       post: (p: string) => request(target).post(p).set(headers),

@@ -3,8 +3,9 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { TOTAL_COUNT_HEADER } from '@nrad/contracts';
 import { waitUntil } from '@nrad/infra/harness';
+import { testIdentityEnv } from '@nrad/service-kit/test-identity';
 import { afterAll, describe, expect, it } from 'vitest';
-import { goodRow, SECRET, startIngest, userOf, workbook } from './harness.ts';
+import { goodRow, startIngest, userOf, workbook } from './harness.ts';
 
 // This file's own instance serves HTTP only: the worker runs in a child process we kill.
 const h = await startIngest({ INGEST_WORKER: 'false', INGEST_BATCH_ROWS: '10' });
@@ -19,7 +20,7 @@ function workerProcess(): ChildProcess {
     env: {
       PATH: process.env.PATH,
       PORT: '0',
-      IDENTITY_SECRET: SECRET,
+      ...testIdentityEnv('ingest'),
       MONGO_URL: config.MONGO_URL,
       MONGO_DB: config.MONGO_DB,
       REDIS_URL: config.REDIS_URL,

@@ -7,10 +7,10 @@ import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { createServiceApp, type ServiceState } from './app.ts';
 import { conflict, parse } from './errors.ts';
-import { adminOf, signIdentity, userOf } from './identity.ts';
+import { adminOf, newIdentityKeyPair, parseSigner, signIdentity, userOf } from './identity.ts';
 import { createLogger } from './logger.ts';
+import { TEST_GATEWAY_SIGNER, testIdentityKeys } from './test-identity.ts';
 
-const SECRET = 'k'.repeat(40);
 const USER = { kind: 'user', userId: 'a'.repeat(24), name: 'Ann', organization: 'BPS', role: 'Analyst' } as const;
 
 function makeApp(readyOk = true) {
@@ -22,7 +22,7 @@ function makeApp(readyOk = true) {
   const app = createServiceApp({
     name: 'test',
     logger,
-    identitySecret: SECRET,
+    identityKeys: testIdentityKeys(),
     readiness: {
       db: async () => {
         if (!readyOk) throw new Error('down');
@@ -56,7 +56,7 @@ function makeApp(readyOk = true) {
 }
 
 const auth = async (identity: Parameters<typeof signIdentity>[0] = USER) => ({
-  [IDENTITY_HEADER]: await signIdentity(identity, SECRET),
+  [IDENTITY_HEADER]: await signIdentity(identity, TEST_GATEWAY_SIGNER),
 });
 
 describe('service app', () => {
@@ -78,15 +78,15 @@ describe('service app', () => {
     const none = await request(server).get('/api/me').expect(401);
     expect(none.body).toEqual({ message: 'Authentication required', code: ERROR_CODES.unauthenticated });
     await request(server).get('/api/me').set(IDENTITY_HEADER, 'garbage').expect(401);
-    const wrongKey = await signIdentity(USER, 'z'.repeat(40));
+    const wrongKey = await signIdentity(USER, parseSigner('gateway', newIdentityKeyPair().privateKey));
     await request(server).get('/api/me').set(IDENTITY_HEADER, wrongKey).expect(401);
     const expired = await new SignJWT({ id: USER })
-      .setProtectedHeader({ alg: 'HS256' })
-      .setIssuer('nrad-gateway')
+      .setProtectedHeader({ alg: 'EdDSA' })
+      .setIssuer('gateway')
       .setAudience('nrad-services')
       .setIssuedAt(Math.floor(Date.now() / 1000) - 120)
       .setExpirationTime(Math.floor(Date.now() / 1000) - 60)
-      .sign(new TextEncoder().encode(SECRET));
+      .sign(TEST_GATEWAY_SIGNER.key);
     await request(server).get('/api/me').set(IDENTITY_HEADER, expired).expect(401);
     // A body from an unverified caller is not even parsed.
     await request(server).post('/api/echo').set('content-type', 'application/json').send('{bad').expect(401);

@@ -5,13 +5,17 @@ import { ERROR_CODES, type Identity, REQUEST_ID_HEADER } from '@nrad/contracts';
 import Koa, { type Middleware } from 'koa';
 import { type AuditTrail, actorOf } from './audit.ts';
 import { AppError, errorMiddleware, validationError } from './errors.ts';
-import { requireIdentity } from './identity.ts';
+import { type IdentityKeys, requireIdentity } from './identity.ts';
 import { type Logger, requestContext } from './logger.ts';
 import { createMetrics } from './metrics.ts';
 
 /** State every service request carries. */
 export interface ServiceState {
   identity?: Identity;
+  /** Who signed the identity token: the gateway, or the calling service's name. */
+  caller?: string;
+  /** The gateway's own token of the request (a user's proof when this service asks another). */
+  identityToken?: string;
   requestId: string;
 }
 
@@ -21,8 +25,8 @@ export type ReadinessChecks = Record<string, () => Promise<unknown>>;
 export interface ServiceAppOptions {
   name: string;
   logger: Logger;
-  /** Shared with the gateway; every non-health request must carry a token signed with it. */
-  identitySecret: string;
+  /** The identity tokens' public keys (IDENTITY_PUBLIC_KEYS); every non-health request carries a token. */
+  identityKeys: IdentityKeys;
   readiness?: ReadinessChecks;
   /** Largest JSON body accepted (default 100kb). */
   jsonLimit?: string;
@@ -249,7 +253,7 @@ export function createServiceApp(options: ServiceAppOptions): Koa<ServiceState> 
   app.use(errorMiddleware(logger));
   app.use(health.routes());
   // Identity first: a body from a caller who is not vouched for is never parsed.
-  app.use(requireIdentity(options.identitySecret));
+  app.use(requireIdentity(options.identityKeys));
   app.use(
     jsonBody({
       limit: options.jsonLimit ?? '100kb',

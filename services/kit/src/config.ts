@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { type IdentityKeys, parsePublicKeys } from './identity.ts';
 
 /** Thrown at start when the environment does not satisfy a service's config schema. */
 export class ConfigError extends Error {
@@ -26,6 +27,18 @@ export const env = {
   url: () => z.url({ error: 'must be a URL' }),
   /** A shared secret: long enough that guessing is hopeless. */
   secret: () => z.string({ error: 'is required' }).min(32, 'must be at least 32 characters'),
+  /** The identity tokens' public keys, by issuer (identity.ts: `gateway=<key>,ingest=<key>`). */
+  publicKeys: () =>
+    z.string({ error: 'is required' }).transform((text, ctx): IdentityKeys => {
+      try {
+        return parsePublicKeys(text);
+      } catch (err) {
+        ctx.addIssue({ code: 'custom', message: (err as Error).message });
+        return z.NEVER;
+      }
+    }),
+  /** A signer's Ed25519 private key (PKCS#8 DER, base64url), checked when the service starts. */
+  privateKey: () => z.string({ error: 'is required' }).min(40, 'must be a PKCS#8 key in base64url'),
   bool: (fallback: boolean) =>
     z
       .enum(['true', 'false', '1', '0'], { error: 'must be true or false' })
@@ -51,6 +64,6 @@ export const env = {
 export const baseServiceEnv = {
   HOST: z.string().default('127.0.0.1'),
   LOG_LEVEL: env.logLevel(),
-  IDENTITY_SECRET: env.secret(),
+  IDENTITY_PUBLIC_KEYS: env.publicKeys(),
   MONGO_URL: env.url(),
 };

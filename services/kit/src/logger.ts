@@ -3,8 +3,17 @@ import { type DestinationStream, type Logger, type LoggerOptions, pino } from 'p
 
 export type { Logger } from 'pino';
 
-/** Carries the request id through everything a request causes, so every log line names it. */
-export const requestContext = new AsyncLocalStorage<{ requestId: string }>();
+/**
+ * Carries the request id through everything a request causes, so every log line names it; and the
+ * gateway's identity token of the request once verified (never logged: a service asking another on
+ * the same user's behalf carries it as its proof, identity.ts).
+ */
+export const requestContext = new AsyncLocalStorage<{ requestId: string; identityToken?: string }>();
+
+/** The gateway's identity token of the request being handled, if any. */
+export function currentIdentityToken(): string | undefined {
+  return requestContext.getStore()?.identityToken;
+}
 
 /** Header and body fields that must never reach a log. */
 const REDACT = [
@@ -13,6 +22,7 @@ const REDACT = [
   'req.headers.cookie',
   'req.headers.authorization',
   'req.headers["x-nrad-identity"]',
+  'req.headers["x-nrad-grant"]',
   'res.headers["set-cookie"]',
   'headers.cookie',
   'headers.authorization',

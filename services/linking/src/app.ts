@@ -4,12 +4,15 @@ import {
   type Bus,
   consumeRecordEvents,
   createServiceApp,
+  currentIdentityToken,
   ensureStream,
   fetchAs,
+  type IdentitySigner,
   KeyedLock,
   type Logger,
   MongoAuditSpool,
   mongoReadiness,
+  parseSigner,
 } from '@nrad/service-kit';
 import type { Connection } from 'mongoose';
 import { type LinkingConfig, reviewThresholdOf } from './config.ts';
@@ -35,16 +38,19 @@ import {
 const RECORD_OWNER_TIMEOUT_MS = 3000;
 
 /**
- * Asks the records service, as the user (an identity token signed with the shared secret), for the
- * record: 200 is theirs and active; anything else is not (the records service applies their scope
- * and refuses another agency's record as one nobody holds).
+ * Asks the records service, on the user's behalf (signed by this service, carrying the gateway's
+ * token of the request being handled: identity.ts), for the record: 200 is theirs and active;
+ * anything else is not (the records service applies their scope and refuses another agency's
+ * record as one nobody holds). Without the request's token there is nothing to ask with.
  */
-function recordOfUser(baseUrl: string, secret: string): NonNullable<LinkingDeps['recordOfUser']> {
-  return async (user, id, requestId) => {
+function recordOfUser(baseUrl: string, signer: IdentitySigner): NonNullable<LinkingDeps['recordOfUser']> {
+  return async (_user, id, requestId) => {
+    const proof = currentIdentityToken();
+    if (!proof) return false;
     const path = fillPath(routes.records.get.path, { id });
     const res = await fetchAs(
-      user,
-      secret,
+      { kind: 'on-behalf', proof },
+      signer,
       new URL(path, baseUrl),
       requestId ? { headers: { [REQUEST_ID_HEADER]: requestId } } : {},
       RECORD_OWNER_TIMEOUT_MS,
@@ -130,7 +136,9 @@ export async function createApp({ config, db, bus, logger }: LinkingAppDeps) {
     linksSubjectPrefix: config.LINKS_SUBJECT_PREFIX,
     audit,
     auditStream,
-    ...(config.RECORDS_URL ? { recordOfUser: recordOfUser(config.RECORDS_URL, config.IDENTITY_SECRET) } : {}),
+    ...(config.RECORDS_URL && config.IDENTITY_PRIVATE_KEY
+      ? { recordOfUser: recordOfUser(config.RECORDS_URL, parseSigner('linking', config.IDENTITY_PRIVATE_KEY)) }
+      : {}),
   };
   const started = Date.now();
   await loadState(deps);
@@ -175,7 +183,7 @@ export async function createApp({ config, db, bus, logger }: LinkingAppDeps) {
   const app = createServiceApp({
     name: 'linking',
     logger,
-    identitySecret: config.IDENTITY_SECRET,
+    identityKeys: config.IDENTITY_PUBLIC_KEYS,
     readiness: { mongo: mongoReadiness(db) },
     audit: deps.audit,
   });

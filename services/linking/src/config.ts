@@ -87,8 +87,17 @@ export const LinkingConfigSchema = z
      * such a record is waited for (RECORD_WAIT_MS), then not found.
      */
     RECORDS_URL: env.url().optional(),
+    /**
+     * The linking service's own key, with which it asks the records service on a user's behalf
+     * (identity.ts); required with RECORDS_URL.
+     */
+    IDENTITY_PRIVATE_KEY: env.privateKey().optional(),
     /** How often links whose event could not be published are retried (milliseconds). */
     RELAY_RETRY_MS: z.coerce.number().int().min(50).default(1000),
+  })
+  .refine((c) => !c.RECORDS_URL || c.IDENTITY_PRIVATE_KEY, {
+    path: ['IDENTITY_PRIVATE_KEY'],
+    message: 'is required with RECORDS_URL (the service signs its questions to the records service)',
   })
   .refine((c) => c.LINK_THRESHOLD >= c.DISCLOSURE_THRESHOLD, {
     path: ['LINK_THRESHOLD'],

@@ -1,3 +1,4 @@
+import { testIdentityEnv } from '@nrad/service-kit/test-identity';
 import { type LinkingConfig, LinkingConfigSchema } from './config.ts';
 
 /**
@@ -8,7 +9,6 @@ import { type LinkingConfig, LinkingConfigSchema } from './config.ts';
  * files never share them, and the same stream a records service of the namespace publishes to.
  */
 export function linkingTestConfig(options: {
-  identitySecret: string;
   mongoUrl: string;
   natsUrl: string;
   dbName: string;
@@ -28,7 +28,7 @@ export function linkingTestConfig(options: {
   recordsUrl?: string;
 }): LinkingConfig {
   return LinkingConfigSchema.parse({
-    IDENTITY_SECRET: options.identitySecret,
+    ...testIdentityEnv('linking'),
     MONGO_URL: options.mongoUrl,
     MONGO_DB: options.dbName,
     NATS_URL: options.natsUrl,

@@ -23,7 +23,6 @@ import { createApp } from '../src/app.ts';
 import type { LinkingConfig } from '../src/config.ts';
 import { linkingTestConfig } from '../src/test-support.ts';
 
-export const SECRET = 'l'.repeat(40);
 export const logger = createLogger({ name: 'linking-test', level: (process.env.TEST_LOG as 'silent') ?? 'silent' });
 
 /** A signed-in user of an organization (as the gateway would vouch for them). */
@@ -79,7 +78,7 @@ export async function startLinking(
   } = {},
 ): Promise<LinkingHarness> {
   const t = testNamespace();
-  const records = await recordsBeside(t, { identitySecret: SECRET, logger, name: 'linking-test', links: true });
+  const records = await recordsBeside(t, { logger, name: 'linking-test', links: true });
   const { bus } = records;
   let recordsUrl: string | undefined;
   if (options.behind) {
@@ -89,7 +88,6 @@ export async function startLinking(
     recordsUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   }
   const config = linkingTestConfig({
-    identitySecret: SECRET,
     mongoUrl: t.mongoUrl,
     natsUrl: t.natsUrl,
     dbName: t.db('linking'),
@@ -106,7 +104,7 @@ export async function startLinking(
   const h = { t, config, bus, db, built: await createApp({ config, db, bus, logger }) } as LinkingHarness;
   let linkingServer = h.built.app.callback();
 
-  h.as = (user) => testApiAs(user, SECRET, (p) => (LINKING_PATH.test(p) ? linkingServer : records.server));
+  h.as = (user) => testApiAs(user, (p) => (LINKING_PATH.test(p) ? linkingServer : records.server));
   h.indexed = (id, version = 1) =>
     waitUntil(
       `record ${id} v${version} indexed`,

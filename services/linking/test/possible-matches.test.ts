@@ -8,6 +8,7 @@ import {
 } from '@nrad/contracts';
 import { waitUntil } from '@nrad/infra/harness';
 import { REVIEW_CLASS_PRIOR } from '@nrad/matching';
+import { TEST_PUBLIC_KEYS } from '@nrad/service-kit/test-identity';
 import { Types } from 'mongoose';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { loadLinkingConfig, reviewThresholdOf } from '../src/config.ts';
@@ -250,7 +251,7 @@ describe('possible matches (the review band)', () => {
 });
 
 describe('REVIEW_THRESHOLD', () => {
-  const base = { IDENTITY_SECRET: 's'.repeat(40), NATS_URL: 'nats://127.0.0.1:4222', MONGO_URL: 'mongodb://x' };
+  const base = { IDENTITY_PUBLIC_KEYS: TEST_PUBLIC_KEYS, NATS_URL: 'nats://127.0.0.1:4222', MONGO_URL: 'mongodb://x' };
   it('is 50 unless set, kept between DISCLOSURE_THRESHOLD (default 50) and LINK_THRESHOLD', () => {
     const config = loadLinkingConfig(base);
     expect(config.REVIEW_THRESHOLD).toBeUndefined();

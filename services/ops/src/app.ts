@@ -41,7 +41,7 @@ export async function createApp({ config, bus, logger }: OpsAppDeps) {
   const app = createServiceApp({
     name: 'ops',
     logger,
-    identitySecret: config.IDENTITY_SECRET,
+    identityKeys: config.IDENTITY_PUBLIC_KEYS,
     readiness: {
       nats: busReadiness(bus),
       redis: () => pingRedis(queues.connection),

@@ -1,8 +1,9 @@
+import { TEST_PUBLIC_KEYS } from '@nrad/service-kit/test-identity';
 import { describe, expect, it } from 'vitest';
 import { OpsConfigSchema } from './config.ts';
 
 const base = {
-  IDENTITY_SECRET: 's'.repeat(40),
+  IDENTITY_PUBLIC_KEYS: TEST_PUBLIC_KEYS,
   NATS_URL: 'nats://127.0.0.1:4222',
   REDIS_URL: 'redis://127.0.0.1:6379',
 };

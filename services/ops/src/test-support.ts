@@ -1,3 +1,4 @@
+import { testIdentityEnv } from '@nrad/service-kit/test-identity';
 import { type OpsConfig, OpsConfigSchema } from './config.ts';
 
 /**
@@ -8,7 +9,6 @@ import { type OpsConfig, OpsConfigSchema } from './config.ts';
  * files never share them.
  */
 export function opsTestConfig(options: {
-  identitySecret: string;
   natsUrl: string;
   redisUrl: string;
   queuePrefix: string;
@@ -24,7 +24,7 @@ export function opsTestConfig(options: {
   const queuePrefix = options.queuePrefix.replace(/:+$/, '');
   const ns = /^([A-Za-z0-9-]+)_$/.exec(options.streamPrefix)?.[1];
   return OpsConfigSchema.parse({
-    IDENTITY_SECRET: options.identitySecret,
+    ...testIdentityEnv('ops'),
     NATS_URL: options.natsUrl,
     REDIS_URL: options.redisUrl,
     OPS_QUEUES: options.queues.join(','),

@@ -8,7 +8,8 @@ import {
   type UserIdentity,
 } from '@nrad/contracts';
 import { testNamespace } from '@nrad/infra/harness';
-import { connectBus, createLogger, signIdentity } from '@nrad/service-kit';
+import { connectBus, createLogger } from '@nrad/service-kit';
+import { testToken } from '@nrad/service-kit/test-identity';
 import request from 'supertest';
 import { afterAll, describe, expect, it } from 'vitest';
 import { createApp } from '../src/app.ts';
@@ -19,10 +20,8 @@ import { opsTestConfig } from '../src/test-support.ts';
  * the gateway keeps under its prefix (here written as the gateway writes it), newest first.
  */
 const t = testNamespace();
-const SECRET = 'o'.repeat(40);
 const gatewayPrefix = `${t.redisPrefix}gw:`;
 const config = opsTestConfig({
-  identitySecret: SECRET,
   natsUrl: t.natsUrl,
   redisUrl: t.redisUrl,
   queuePrefix: `${t.redisPrefix}bull`,
@@ -53,7 +52,7 @@ const admin: UserIdentity = {
 async function operations() {
   const res = await request(ops.app.callback())
     .get('/api/admin/operations')
-    .set(IDENTITY_HEADER, await signIdentity(admin, SECRET))
+    .set(IDENTITY_HEADER, await testToken(admin))
     .expect(200);
   return OperationsSchema.parse(res.body);
 }

@@ -13,17 +13,16 @@ import {
 } from '@nrad/contracts';
 import { freePort, startNats } from '@nrad/infra';
 import { testNamespace, waitUntil } from '@nrad/infra/harness';
-import { type Bus, connectBus, createLogger, signIdentity } from '@nrad/service-kit';
+import { type Bus, connectBus, createLogger } from '@nrad/service-kit';
+import { testToken } from '@nrad/service-kit/test-identity';
 import request from 'supertest';
 import { afterAll, describe, expect, it } from 'vitest';
 import { createApp } from '../src/app.ts';
 import { opsTestConfig } from '../src/test-support.ts';
 
 const t = testNamespace();
-const SECRET = 'o'.repeat(40);
 const logger = createLogger({ name: 'ops-audit-test', level: 'silent' });
 const config = opsTestConfig({
-  identitySecret: SECRET,
   natsUrl: t.natsUrl,
   redisUrl: t.redisUrl,
   queuePrefix: `${t.redisPrefix}bull`,
@@ -48,7 +47,7 @@ const userOf = (organization: Organization): UserIdentity => ({
   organization,
   role: organization === 'ADMIN' ? 'Administrator' : 'Analyst',
 });
-const headersOf = async (user: UserIdentity) => ({ [IDENTITY_HEADER]: await signIdentity(user, SECRET) });
+const headersOf = async (user: UserIdentity) => ({ [IDENTITY_HEADER]: await testToken(user) });
 
 type Built = Awaited<ReturnType<typeof createApp>>;
 
@@ -142,7 +141,6 @@ describe('audit events of the ops service (issue 21)', () => {
     const port = await freePort();
     let nats = await startNats({ storeDir: dir, port });
     const own = opsTestConfig({
-      identitySecret: SECRET,
       natsUrl: nats.url,
       redisUrl: t.redisUrl,
       queuePrefix: `${t.redisPrefix}bull2`,

@@ -95,7 +95,7 @@ export async function createApp({ config, db, bus, logger }: RecordsAppDeps) {
   const app = createServiceApp({
     name: 'records',
     logger,
-    identitySecret: config.IDENTITY_SECRET,
+    identityKeys: config.IDENTITY_PUBLIC_KEYS,
     // NATS is not a readiness condition: while it is down, changes still succeed and their events
     // wait in the outbox.
     readiness: { mongo: mongoReadiness(db) },

@@ -7,7 +7,8 @@ import {
 } from '@nrad/contracts';
 import { waitUntil } from '@nrad/infra';
 import type { TestNamespace } from '@nrad/infra/harness/namespace';
-import { type Bus, connectBus, connectMongo, type Logger, signIdentity } from '@nrad/service-kit';
+import { type Bus, connectBus, connectMongo, GRANT_HEADER, type Logger, signGrant } from '@nrad/service-kit';
+import { TEST_GATEWAY_SIGNER, testIdentityEnv, testToken } from '@nrad/service-kit/test-identity';
 import { Types } from 'mongoose';
 import request from 'supertest';
 import { createApp } from './app.ts';
@@ -24,7 +25,6 @@ import { type RecordsConfig, RecordsConfigSchema } from './config.ts';
  * the same namespace uses.
  */
 export function recordsTestConfig(options: {
-  identitySecret: string;
   mongoUrl: string;
   natsUrl: string;
   redisUrl: string;
@@ -43,7 +43,7 @@ export function recordsTestConfig(options: {
   overrides?: Record<string, string>;
 }): RecordsConfig {
   return RecordsConfigSchema.parse({
-    IDENTITY_SECRET: options.identitySecret,
+    ...testIdentityEnv('records'),
     MONGO_URL: options.mongoUrl,
     MONGO_DB: options.dbName,
     NATS_URL: options.natsUrl,
@@ -115,15 +115,20 @@ export interface TestApi {
 type Handler = Parameters<typeof request>[0];
 
 /**
- * Requests as `user`, with an identity token signed with `secret`, each sent to the service that
- * `route` picks for its path (without the query string): services under test side by side.
+ * Requests as `user`, with an identity token the gateway's test key signed, each sent to the
+ * service that `route` picks for its path (without the query string): services under test side by
+ * side. `grantTo`: with a grant for that service too, as the gateway sends with a route that asks
+ * for one (a report).
  */
 export async function testApiAs(
   user: UserIdentity,
-  secret: string,
   route: (path: string) => Handler,
+  grantTo?: string,
 ): Promise<TestApi> {
-  const headers = { [IDENTITY_HEADER]: await signIdentity(user, secret) };
+  const headers = {
+    [IDENTITY_HEADER]: await testToken(user),
+    ...(grantTo ? { [GRANT_HEADER]: await signGrant(user, grantTo, TEST_GATEWAY_SIGNER) } : {}),
+  };
   const to = (p: string) => request(route(p.split('?')[0] ?? ''));
   return {
     get: (p) => to(p).get(p).set(headers),
@@ -142,7 +147,6 @@ export async function testApiAs(
 export async function recordsBeside(
   t: TestNamespace,
   options: {
-    identitySecret: string;
     logger: Logger;
     name: string;
     links?: boolean;
@@ -150,7 +154,6 @@ export async function recordsBeside(
   },
 ) {
   const config = recordsTestConfig({
-    identitySecret: options.identitySecret,
     mongoUrl: t.mongoUrl,
     natsUrl: t.natsUrl,
     redisUrl: t.redisUrl,

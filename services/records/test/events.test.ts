@@ -4,11 +4,12 @@ import path from 'node:path';
 import { IDENTITY_HEADER, type RecordImportOutcome } from '@nrad/contracts';
 import { freePort, startNats } from '@nrad/infra';
 import { waitUntil } from '@nrad/infra/harness';
-import { signIdentity, startConsumer } from '@nrad/service-kit';
+import { startConsumer } from '@nrad/service-kit';
+import { testToken } from '@nrad/service-kit/test-identity';
 import { Types } from 'mongoose';
 import request from 'supertest';
 import { describe, expect, it } from 'vitest';
-import { logger, readStream, recordBody, SECRET, startRecords, userOf } from './harness.ts';
+import { logger, readStream, recordBody, startRecords, userOf } from './harness.ts';
 
 describe('records.* events on the RECORDS stream', () => {
   it('publishes exactly one event per change, with the actor and the record after the change', async () => {
@@ -201,7 +202,7 @@ describe('records.* events on the RECORDS stream', () => {
       // An import (the ingest worker's path) as well: its events wait in the import outbox.
       const imported = await request(h.server)
         .post('/internal/records/import')
-        .set(IDENTITY_HEADER, await signIdentity({ kind: 'service', service: 'ingest' }, SECRET))
+        .set(IDENTITY_HEADER, await testToken({ kind: 'service', service: 'ingest' }))
         .send({
           owner: userOf('BPS'),
           items: [1, 2, 3].map((n) => ({ key: `down-${Date.now()}:${n}`, body: recordBody() })),

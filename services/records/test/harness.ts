@@ -8,13 +8,13 @@ import {
   type UserIdentity,
 } from '@nrad/contracts';
 import { deferCleanup, type TestNamespace, testNamespace, waitUntil } from '@nrad/infra/harness';
-import { type Bus, connectBus, connectMongo, createLogger, signIdentity } from '@nrad/service-kit';
+import { type Bus, connectBus, connectMongo, createLogger } from '@nrad/service-kit';
+import { testToken } from '@nrad/service-kit/test-identity';
 import { Types } from 'mongoose';
 import request from 'supertest';
 import { createApp } from '../src/app.ts';
 import { recordsTestConfig } from '../src/test-support.ts';
 
-export const SECRET = 'r'.repeat(40);
 export const logger = createLogger({ name: 'records-test', level: (process.env.TEST_LOG as 'silent') ?? 'silent' });
 
 /** A signed-in user of an organization (as the gateway would vouch for them). */
@@ -23,7 +23,7 @@ export function userOf(organization: Organization, name = `${organization} user`
 }
 
 export async function headersFor(user: UserIdentity) {
-  return { [IDENTITY_HEADER]: await signIdentity(user, SECRET) };
+  return { [IDENTITY_HEADER]: await testToken(user) };
 }
 
 /** A valid record body; every call a new incident number. */
@@ -84,7 +84,6 @@ export async function startRecords(
 ): Promise<RecordsHarness> {
   const t = testNamespace();
   const config = recordsTestConfig({
-    identitySecret: SECRET,
     mongoUrl: t.mongoUrl,
     natsUrl: options.natsUrl ?? t.natsUrl,
     redisUrl: t.redisUrl,

@@ -1,5 +1,5 @@
 import { IDENTITY_HEADER, type RecordImportOutcome, RecordInputSchema, TOTAL_COUNT_HEADER } from '@nrad/contracts';
-import { signIdentity } from '@nrad/service-kit';
+import { testToken } from '@nrad/service-kit/test-identity';
 import { Types } from 'mongoose';
 import request from 'supertest';
 import { describe, expect, it } from 'vitest';
@@ -7,7 +7,7 @@ import type { ImportEventsDoc } from '../src/data/import-events.ts';
 import { newRecordDoc, presentRecord } from '../src/data/records.ts';
 import { importedRecordId, legacyImportedRecordId } from '../src/use-cases/import.ts';
 import { outboxEntry } from '../src/use-cases/records.ts';
-import { readStream, recordBody, SECRET, startRecords, userOf } from './harness.ts';
+import { readStream, recordBody, startRecords, userOf } from './harness.ts';
 
 const h = await startRecords();
 const bps = userOf('BPS', 'Betty Police');
@@ -15,7 +15,7 @@ const ingest = { kind: 'service' as const, service: 'ingest' };
 
 /** POSTs an import with `identity`'s token and expects `status`. */
 async function importAs(identity: object, payload: unknown, status: number) {
-  const token = await signIdentity(identity as never, SECRET);
+  const token = await testToken(identity as never);
   return request(h.server)
     .post('/internal/records/import')
     .set(IDENTITY_HEADER, token)

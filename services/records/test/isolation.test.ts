@@ -1,8 +1,9 @@
 import { IDENTITY_HEADER } from '@nrad/contracts';
-import { signIdentity } from '@nrad/service-kit';
+import { newIdentityKeyPair, parseSigner, signIdentity } from '@nrad/service-kit';
+import { testToken } from '@nrad/service-kit/test-identity';
 import request from 'supertest';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { recordBody, SECRET, startRecords, userOf } from './harness.ts';
+import { recordBody, startRecords, userOf } from './harness.ts';
 
 /**
  * Agency isolation, enforced by the records service itself: every path × every organization × a
@@ -144,8 +145,8 @@ describe('without a valid identity', () => {
         [method]?.(path)
         .set(headers)
         .send({});
-    const forged = await signIdentity(users.ADMIN, 'x'.repeat(40));
-    const anonymous = await signIdentity({ kind: 'anonymous' }, SECRET);
+    const forged = await signIdentity(users.ADMIN, parseSigner('gateway', newIdentityKeyPair().privateKey));
+    const anonymous = await testToken({ kind: 'anonymous' });
     const variants: Array<Record<string, string>> = [
       {},
       { [IDENTITY_HEADER]: forged },

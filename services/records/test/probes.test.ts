@@ -1,8 +1,8 @@
 import { ERROR_CODES, IDENTITY_HEADER, type RecordImportPlan, type UserIdentity } from '@nrad/contracts';
-import { signIdentity } from '@nrad/service-kit';
+import { testToken } from '@nrad/service-kit/test-identity';
 import request from 'supertest';
 import { describe, expect, it } from 'vitest';
-import { recordBody, SECRET, startRecords, userOf } from './harness.ts';
+import { recordBody, startRecords, userOf } from './harness.ts';
 
 // Incident numbers as an oracle (issue 34, docs/adr/0015): 3 numbers of other agencies per user
 // and hour, then 429 for every create, edit of the number and upload of that user.
@@ -42,7 +42,7 @@ function expectSpent(res: request.Response) {
 
 const ingest = { kind: 'service' as const, service: 'ingest' };
 async function planAs(owner: UserIdentity, uploadId: string, rows: Array<{ row: number; incidentNumber: string }>) {
-  const token = await signIdentity(ingest, SECRET);
+  const token = await testToken(ingest);
   const res = await request(h.server)
     .post('/internal/records/import-plan')
     .set(IDENTITY_HEADER, token)

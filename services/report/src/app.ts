@@ -5,6 +5,7 @@ import {
   type Logger,
   MongoAuditSpool,
   mongoReadiness,
+  parseSigner,
 } from '@nrad/service-kit';
 import type { Connection } from 'mongoose';
 import type { ReportConfig } from './config.ts';
@@ -53,7 +54,12 @@ export async function createApp({ config, db, bus, logger, figures, writer, now 
   const deps: ReportDeps = {
     config,
     store,
-    figures: figures ?? figuresClient({ stats: config.STATS_URL, linking: config.LINKING_URL }, config.IDENTITY_SECRET),
+    figures:
+      figures ??
+      figuresClient(
+        { stats: config.STATS_URL, linking: config.LINKING_URL },
+        parseSigner('report', config.IDENTITY_PRIVATE_KEY),
+      ),
     writer: writer ?? writerFor(config),
     queue,
     logger,
@@ -78,7 +84,7 @@ export async function createApp({ config, db, bus, logger, figures, writer, now 
   const app = createServiceApp({
     name: 'report',
     logger,
-    identitySecret: config.IDENTITY_SECRET,
+    identityKeys: config.IDENTITY_PUBLIC_KEYS,
     // NATS is not a readiness condition: while it is down, audit events wait in the spool.
     readiness: {
       mongo: mongoReadiness(db),

@@ -1,8 +1,9 @@
+import { testIdentityEnv } from '@nrad/service-kit/test-identity';
 import { describe, expect, it } from 'vitest';
 import { loadReportConfig } from './config.ts';
 
 const base = {
-  IDENTITY_SECRET: 'x'.repeat(40),
+  ...testIdentityEnv('report'),
   MONGO_URL: 'mongodb://127.0.0.1:27017',
   REDIS_URL: 'redis://127.0.0.1:6379',
   NATS_URL: 'nats://127.0.0.1:4222',

@@ -17,6 +17,8 @@ export const ReportConfigSchema = z
     ...auditEnv,
     /** The services that own the figures: asked with the caller's identity, never read directly. */
     STATS_URL: env.url(),
+    /** The report service's own key: it signs each question for figures on the requester's behalf. */
+    IDENTITY_PRIVATE_KEY: env.privateKey(),
     LINKING_URL: env.url(),
     /** The BullMQ queue of reports, and the Redis key prefix of BullMQ's keys (tests: a namespace). */
     REPORT_QUEUE: z

@@ -1,3 +1,4 @@
+import { testIdentityEnv } from '@nrad/service-kit/test-identity';
 import { type ReportConfig, ReportConfigSchema } from './config.ts';
 
 /**
@@ -7,7 +8,6 @@ import { type ReportConfig, ReportConfigSchema } from './config.ts';
  * namespace's (`t1a2b3c_report` → `t1a2b3c_AUDIT`, `t1a2b3c.audit`, else `<db>_AUDIT`, `<db>_audit`).
  */
 export function reportTestConfig(options: {
-  identitySecret: string;
   mongoUrl: string;
   redisUrl: string;
   natsUrl: string;
@@ -21,7 +21,7 @@ export function reportTestConfig(options: {
 }): ReportConfig {
   const audit = auditNamesBeside(options.dbName);
   return ReportConfigSchema.parse({
-    IDENTITY_SECRET: options.identitySecret,
+    ...testIdentityEnv('report'),
     MONGO_URL: options.mongoUrl,
     MONGO_DB: options.dbName,
     REDIS_URL: options.redisUrl,

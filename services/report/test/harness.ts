@@ -25,7 +25,6 @@ import { expect } from 'vitest';
 import { createApp } from '../src/app.ts';
 import { reportTestConfig } from '../src/test-support.ts';
 
-export const SECRET = 'r'.repeat(40);
 export const logger = createLogger({ name: 'report-test', level: (process.env.TEST_LOG as 'silent') ?? 'silent' });
 export const userOf = testUser;
 
@@ -40,9 +39,8 @@ const FIGURE_PATH = /^\/api\/(stats(\/.*)?|links\/summary)$/;
  */
 export async function startReports(overrides: Record<string, string> = {}) {
   const t = testNamespace();
-  const records = await recordsBeside(t, { identitySecret: SECRET, logger, name: 'report-test', links: true });
+  const records = await recordsBeside(t, { logger, name: 'report-test', links: true });
   const linkingConfig = linkingTestConfig({
-    identitySecret: SECRET,
     mongoUrl: t.mongoUrl,
     natsUrl: t.natsUrl,
     dbName: t.db('linking'),
@@ -55,7 +53,6 @@ export async function startReports(overrides: Record<string, string> = {}) {
   const linking = await createLinkingApp({ config: linkingConfig, db: linkingDb, bus: records.bus, logger });
   const linkingServer = await listen(linking.app, 0, '127.0.0.1');
   const statsConfig = statsTestConfig({
-    identitySecret: SECRET,
     mongoUrl: t.mongoUrl,
     natsUrl: t.natsUrl,
     dbName: t.db('stats'),
@@ -69,7 +66,6 @@ export async function startReports(overrides: Record<string, string> = {}) {
 
   const config = (more: Record<string, string> = {}) =>
     reportTestConfig({
-      identitySecret: SECRET,
       mongoUrl: t.mongoUrl,
       redisUrl: t.redisUrl,
       natsUrl: t.natsUrl,
@@ -93,15 +89,19 @@ export async function startReports(overrides: Record<string, string> = {}) {
   };
   await start();
 
+  // Each request carries a grant for the report service, as the gateway sends with a report asked for.
   const as = (user: UserIdentity) =>
-    testApiAs(user, SECRET, (p) =>
-      REPORT_PATH.test(p)
-        ? current.app.callback()
-        : FIGURE_PATH.test(p)
-          ? p.startsWith('/api/links')
-            ? linking.app.callback()
-            : stats.app.callback()
-          : records.server,
+    testApiAs(
+      user,
+      (p) =>
+        REPORT_PATH.test(p)
+          ? current.app.callback()
+          : FIGURE_PATH.test(p)
+            ? p.startsWith('/api/links')
+              ? linking.app.callback()
+              : stats.app.callback()
+            : records.server,
+      'report',
     );
 
   /** Creates a record as `user`. */

@@ -70,7 +70,7 @@ export async function createApp({ config, db, bus, logger, now }: StatsAppDeps) 
   const app = createServiceApp({
     name: 'stats',
     logger,
-    identitySecret: config.IDENTITY_SECRET,
+    identityKeys: config.IDENTITY_PUBLIC_KEYS,
     readiness: { mongo: mongoReadiness(db) },
     audit,
   });

@@ -7,6 +7,7 @@ import {
   type Organization,
   type StatsBreakdown,
 } from '@nrad/contracts';
+import { testIdentityEnv } from '@nrad/service-kit/test-identity';
 import type { Connection } from 'mongoose';
 import { type StatsConfig, StatsConfigSchema } from './config.ts';
 
@@ -17,7 +18,6 @@ import { type StatsConfig, StatsConfigSchema } from './config.ts';
  * `t1a2b3c.audit`, else `<stream>_AUDIT`, `<prefix>_audit`): in the test's namespace.
  */
 export function statsTestConfig(options: {
-  identitySecret: string;
   mongoUrl: string;
   natsUrl: string;
   dbName: string;
@@ -28,7 +28,7 @@ export function statsTestConfig(options: {
   consumer?: string;
 }): StatsConfig {
   return StatsConfigSchema.parse({
-    IDENTITY_SECRET: options.identitySecret,
+    ...testIdentityEnv('stats'),
     MONGO_URL: options.mongoUrl,
     MONGO_DB: options.dbName,
     NATS_URL: options.natsUrl,

@@ -32,7 +32,6 @@ import { StatsStore } from '../src/data/store.ts';
 import { type DirectStats, directStats, statsTestConfig } from '../src/test-support.ts';
 import { type RebuildReport, rebuildReadModel } from '../src/use-cases/rebuild.ts';
 
-export const SECRET = 's'.repeat(40);
 export const logger = createLogger({ name: 'stats-test', level: (process.env.TEST_LOG as 'silent') ?? 'silent' });
 
 /** A signed-in user of an organization (as the gateway would vouch for them). */
@@ -92,10 +91,9 @@ const STATS_PATH = /^\/api\/(stats(\/countries|\/breakdown)?|admin\/stats)$/;
 
 export async function startStats(): Promise<StatsHarness> {
   const t = testNamespace();
-  const records = await recordsBeside(t, { identitySecret: SECRET, logger, name: 'stats-test' });
+  const records = await recordsBeside(t, { logger, name: 'stats-test' });
   const { bus, config: recordsConfig, db: recordsDb } = records;
   const config = statsTestConfig({
-    identitySecret: SECRET,
     mongoUrl: t.mongoUrl,
     natsUrl: t.natsUrl,
     dbName: t.db('stats'),
@@ -109,7 +107,7 @@ export async function startStats(): Promise<StatsHarness> {
   let statsServer = h.built.app.callback();
   let running = true;
 
-  h.as = (user) => testApiAs(user, SECRET, (p) => (STATS_PATH.test(p) ? statsServer : records.server));
+  h.as = (user) => testApiAs(user, (p) => (STATS_PATH.test(p) ? statsServer : records.server));
   h.applied = (id, version) =>
     waitUntil(
       `record ${id} v${version} applied`,

@@ -90,7 +90,8 @@ export function apiRoutes(deps: accounts.AccountDeps) {
 /** Paths only the gateway calls (service identity); the gateway never routes /internal from outside. */
 export function internalRoutes(deps: accounts.AccountDeps) {
   const router = new Router<ServiceState>({ prefix: '/internal' });
-  router.use(requireServiceCaller());
+  // The gateway only: no service checks credentials or looks users up.
+  router.use(requireServiceCaller(['gateway']));
 
   mountRoute(router, routes.auth.verifyCredentials, async (ctx) => {
     const input = parse(VerifyCredentialsRequestSchema, ctx.request.body);

@@ -1,6 +1,5 @@
 import {
   DropdownOptionSchema,
-  type Identity,
   REQUEST_ID_HEADER,
   type RecordImportPlan,
   type RecordImportPlanRequest,
@@ -10,7 +9,13 @@ import {
   RecordImportResponseSchema,
   type UserIdentity,
 } from '@nrad/contracts';
-import { fetchAs, type ServiceRequestInit } from '@nrad/service-kit';
+import {
+  type Caller,
+  currentIdentityToken,
+  fetchAs,
+  type IdentitySigner,
+  type ServiceRequestInit,
+} from '@nrad/service-kit';
 
 /** What the ingest service asks of the records service. */
 export interface RecordsApi {
@@ -34,38 +39,49 @@ export interface RecordsApi {
     rows: RecordImportPlanRequest['rows'],
     requestId?: string | null,
   ): Promise<RecordImportPlan>;
-  /** The option values of a list (`source`, `country`) as the user sees them. */
+  /**
+   * The option values of a list (`source`, `country`) as the user sees them, asked during their
+   * request (on their behalf, with the gateway's token of the request).
+   */
   options(user: UserIdentity, type: 'source' | 'country'): Promise<string[]>;
 }
 
-/** The records service over HTTP, vouched for with identity tokens signed with the shared secret. */
-export function recordsClient(baseUrl: string, secret: string, timeoutMs = 120_000): RecordsApi {
-  const call = async (path: string, identity: Identity, init: ServiceRequestInit = {}) => {
-    const res = await fetchAs(identity, secret, new URL(path, baseUrl), init, timeoutMs);
+/**
+ * The records service over HTTP, each request signed with the ingest service's own key
+ * (identity.ts): as itself on the records service's internal import paths (which take the
+ * uploader from the body), on the user's behalf for what a user may read.
+ */
+export function recordsClient(baseUrl: string, signer: IdentitySigner, timeoutMs = 120_000): RecordsApi {
+  const call = async (path: string, as: Caller, init: ServiceRequestInit = {}) => {
+    const res = await fetchAs(as, signer, new URL(path, baseUrl), init, timeoutMs);
     if (!res.ok) throw new Error(`records service answered ${res.status} to ${init.method ?? 'GET'} ${path}`);
     return res.json() as Promise<unknown>;
   };
+  const self: Caller = { kind: 'self' };
   return {
     async importRows(owner, items, requestId) {
       const body = JSON.stringify({ owner, items } satisfies RecordImportRequest);
-      const answer = await call(
-        '/internal/records/import',
-        { kind: 'service', service: 'ingest' },
-        { method: 'POST', body, ...(requestId ? { headers: { [REQUEST_ID_HEADER]: requestId } } : {}) },
-      );
+      const answer = await call('/internal/records/import', self, {
+        method: 'POST',
+        body,
+        ...(requestId ? { headers: { [REQUEST_ID_HEADER]: requestId } } : {}),
+      });
       return RecordImportResponseSchema.parse(answer).results;
     },
     async planImport(owner, uploadId, rows, requestId) {
       const body = JSON.stringify({ owner, uploadId, rows } satisfies RecordImportPlanRequest);
-      const answer = await call(
-        '/internal/records/import-plan',
-        { kind: 'service', service: 'ingest' },
-        { method: 'POST', body, ...(requestId ? { headers: { [REQUEST_ID_HEADER]: requestId } } : {}) },
-      );
+      const answer = await call('/internal/records/import-plan', self, {
+        method: 'POST',
+        body,
+        ...(requestId ? { headers: { [REQUEST_ID_HEADER]: requestId } } : {}),
+      });
       return RecordImportPlanSchema.parse(answer);
     },
-    async options(user, type) {
-      const answer = DropdownOptionSchema.array().parse(await call(`/api/dropdown-options/${type}`, user));
+    async options(_user, type) {
+      const proof = currentIdentityToken();
+      if (!proof) throw new Error('the option lists are asked during a user’s request');
+      const path = `/api/dropdown-options/${type}`;
+      const answer = DropdownOptionSchema.array().parse(await call(path, { kind: 'on-behalf', proof }));
       return answer.map((o) => o.value);
     },
   };

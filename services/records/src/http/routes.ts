@@ -172,7 +172,8 @@ export const IMPORT_PLAN_PATH = '/internal/records/import-plan';
  */
 export function internalRoutes(deps: records.RecordDeps) {
   const router = new Router<ServiceState>({ prefix: '/internal' });
-  router.use(requireServiceCaller());
+  // The ingest service only: no other part imports rows.
+  router.use(requireServiceCaller(['ingest']));
 
   mountRoute(router, routes.records.import, async (ctx) => {
     const { owner, items } = parse(RecordImportRequestSchema, ctx.request.body);

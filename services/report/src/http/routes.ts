@@ -1,6 +1,6 @@
 import Router from '@koa/router';
 import { ERROR_CODES, type ReportAccepted, routes } from '@nrad/contracts';
-import { AppError, actorOf, mountRoute, type ServiceState, userOf } from '@nrad/service-kit';
+import { AppError, actorOf, GRANT_HEADER, mountRoute, type ServiceState, userOf } from '@nrad/service-kit';
 import * as reports from '../use-cases/reports.ts';
 
 /**
@@ -12,7 +12,8 @@ export function apiRoutes(deps: reports.ReportDeps) {
 
   mountRoute(router, routes.report.generate, async (ctx) => {
     const user = userOf(ctx.state);
-    const jobId = await reports.requestReport(deps, user, ctx.request.body, actorOf(ctx));
+    const grant = ctx.get(GRANT_HEADER) || undefined;
+    const jobId = await reports.requestReport(deps, user, ctx.request.body, actorOf(ctx), grant);
     const wait = ctx.query.async === '1' ? 0 : deps.config.REPORT_WAIT_SECONDS * 1000;
     let result: Awaited<ReturnType<typeof reports.resultWithin>>;
     try {

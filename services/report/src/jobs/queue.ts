@@ -8,6 +8,11 @@ export interface ReportJobData {
   reportId: string;
   requester: UserIdentity;
   parameters: string | null;
+  /**
+   * The gateway's grant for the requester (identity.ts): worth nothing without the report
+   * service's own key, which signs every question asked with it.
+   */
+  grant?: string;
 }
 
 /** What a finished job returns: the id of the stored report. */

@@ -53,6 +53,7 @@ export async function requestReport(
   user: UserIdentity,
   body: unknown,
   actor: AuditActor,
+  grant?: string,
 ): Promise<string> {
   const { parameters } = parse(GenerateReportSchema, body ?? {});
   const max = deps.config.REPORT_MAX_PENDING_PER_USER;
@@ -69,7 +70,7 @@ export async function requestReport(
     scope: figuresScopeOf(user),
     parameters: parameters === null ? null : parameters.slice(0, 500),
   });
-  await deps.queue.add({ reportId, requester: user, parameters });
+  await deps.queue.add({ reportId, requester: user, parameters, ...(grant ? { grant } : {}) });
   deps.logger.info({ reportId, organization: user.organization }, 'report queued');
   return reportId;
 }
@@ -150,9 +151,14 @@ export async function jobOf(
   };
 }
 
-/** The caller's scope's figures, from the services that own them, asked as the caller. */
-export async function collectFigures(deps: ReportDeps, user: UserIdentity): Promise<ReportFigures> {
-  const [stats, links] = await Promise.all([deps.figures.breakdown(user), deps.figures.links(user)]);
+/** The caller's scope's figures, from the services that own them, asked on the caller's behalf. */
+export async function collectFigures(
+  deps: ReportDeps,
+  user: UserIdentity,
+  grant: string | undefined,
+): Promise<ReportFigures> {
+  const requester = { user, grant };
+  const [stats, links] = await Promise.all([deps.figures.breakdown(requester), deps.figures.links(requester)]);
   return ReportFiguresSchema.parse({
     scope: figuresScopeOf(user),
     collectedAt: deps.now().toISOString(),
@@ -171,13 +177,13 @@ export async function writeReport(
   deps: ReportDeps,
   job: Pick<Job<ReportJobData, ReportJobResult>, 'data' | 'updateProgress'>,
 ): Promise<ReportJobResult> {
-  const { reportId, requester, parameters } = job.data;
+  const { reportId, requester, parameters, grant } = job.data;
   const _id = new Types.ObjectId(reportId);
   const scope = scopeOf(requester);
   if (await deps.store.get(scope, _id)) return { reportId };
   try {
     await job.updateProgress({ stage: 'collecting figures' } satisfies ReportProgress);
-    const figures = await collectFigures(deps, requester);
+    const figures = await collectFigures(deps, requester, grant);
     await job.updateProgress({ stage: 'writing' } satisfies ReportProgress);
     const report = await deps.writer.write(figures, parameters);
     await deps.store.save(scope, {
