@@ -1,4 +1,5 @@
-import { mkdirSync } from 'node:fs';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
 import { freePort } from './ports.ts';
 import { type ManagedProcess, spawnManaged, waitForListening } from './process.ts';
 import { findCommand } from './system-packages.ts';
@@ -12,12 +13,19 @@ export async function startRedis(options: {
   persist: boolean;
   port?: number;
   logFile?: string;
+  /** Required of every client (issue 37); kept in a file only the owner reads, never on the command line. */
+  password?: string;
 }): Promise<{ url: string; process: ManagedProcess }> {
   const bin = findCommand('redis-server');
   if (!bin) throw new Error('redis-server is not installed (Debian: apt-get install redis-server)');
   mkdirSync(options.dir, { recursive: true });
   const port = options.port ?? (await freePort());
   const args = ['--bind', '127.0.0.1', '--port', String(port), '--dir', options.dir, '--save', ''];
+  if (options.password) {
+    const file = path.join(options.dir, 'auth.conf');
+    writeFileSync(file, `requirepass "${options.password}"\n`, { mode: 0o600 });
+    args.unshift(file);
+  }
   args.push('--appendonly', options.persist ? 'yes' : 'no', '--daemonize', 'no', '--protected-mode', 'yes');
   // Every write is on disk before Redis answers it. With the default (`everysec`) a killed or
   // crashed redis-server loses up to the last second of writes it had acknowledged: a BullMQ job
@@ -30,5 +38,6 @@ export async function startRedis(options: {
   if (options.persist) args.push('--appendfsync', 'always');
   const proc = spawnManaged('redis', bin, args, { ...(options.logFile ? { logFile: options.logFile } : {}) });
   await waitForListening(proc, port, 'redis-server');
-  return { url: `redis://127.0.0.1:${port}`, process: proc };
+  const auth = options.password ? `:${encodeURIComponent(options.password)}@` : '';
+  return { url: `redis://${auth}127.0.0.1:${port}`, process: proc };
 }

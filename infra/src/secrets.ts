@@ -1,6 +1,7 @@
 import { generateKeyPairSync, randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
+import { isNatsPassword, NATS_USERS, type NatsUser, newNatsPassword } from './nats.ts';
 
 /**
  * The parts that sign identity tokens, each with its own Ed25519 key (service-kit identity.ts):
@@ -17,6 +18,10 @@ export interface IdentityKeyPair {
 
 export interface LocalSecrets {
   identityKeys: Record<IdentitySignerName, IdentityKeyPair>;
+  /** Each part's NATS password, and the operator's (nats-server.conf). */
+  natsPasswords: Record<NatsUser, string>;
+  /** What Redis requires of every client. */
+  redisPassword: string;
   sessionSecret: string;
   adminPassword: string;
 }
@@ -42,8 +47,9 @@ export function publicKeysOf(secrets: Pick<LocalSecrets, 'identityKeys'>): strin
 /**
  * The secrets of a local installation, generated on the first start and kept in
  * `<data dir>/secrets.json` (readable by the owner only), so sessions and the admin password
- * survive restarts. A file from before a secret existed gets it added (the shared identity secret
- * of earlier versions is dropped: each signer now has its own key).
+ * survive restarts; the passwords NATS and Redis require of the parts (issue 37). A file from
+ * before a secret existed gets it added (the shared identity secret of earlier versions is
+ * dropped: each signer now has its own key).
  */
 export function loadOrCreateSecrets(dataDir: string): LocalSecrets {
   const file = path.join(dataDir, 'secrets.json');
@@ -53,14 +59,25 @@ export function loadOrCreateSecrets(dataDir: string): LocalSecrets {
   const identityKeys = Object.fromEntries(
     IDENTITY_SIGNERS.map((name) => [name, stored.identityKeys?.[name] ?? newKeyPair()]),
   ) as LocalSecrets['identityKeys'];
+  const password = () => randomBytes(24).toString('base64url');
+  const natsPasswords = Object.fromEntries(
+    NATS_USERS.map((user) => {
+      const kept = stored.natsPasswords?.[user];
+      return [user, isNatsPassword(kept) ? kept : newNatsPassword()];
+    }),
+  ) as LocalSecrets['natsPasswords'];
   const secrets: LocalSecrets = {
     identityKeys,
+    natsPasswords,
+    redisPassword: stored.redisPassword ?? password(),
     sessionSecret: stored.sessionSecret ?? randomBytes(32).toString('base64url'),
     adminPassword: stored.adminPassword ?? randomBytes(12).toString('base64url'),
   };
   const complete =
     stored.identitySecret === undefined &&
     IDENTITY_SIGNERS.every((name) => stored.identityKeys?.[name]) &&
+    NATS_USERS.every((user) => isNatsPassword(stored.natsPasswords?.[user])) &&
+    stored.redisPassword &&
     stored.sessionSecret &&
     stored.adminPassword;
   if (!complete) {

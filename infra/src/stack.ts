@@ -1,6 +1,6 @@
 import path from 'node:path';
 import { startFerretdb } from './ferretdb.ts';
-import { startNats } from './nats.ts';
+import { type NatsUser, natsUrlAs, startNats } from './nats.ts';
 import type { ManagedProcess } from './process.ts';
 import { startRedis } from './redis.ts';
 
@@ -15,6 +15,12 @@ export const INFRA_SERVERS = ['ferretdb', 'nats', 'redis'] as const;
 export type InfraServer = (typeof INFRA_SERVERS)[number];
 
 export interface RunningInfra extends InfraUrls {
+  /**
+   * The NATS URL a part connects with: as its own user when the servers were started here with
+   * credentials, else `natsUrl` (a given server, or tests' open ones). `natsUrl` itself is the
+   * operator's (benchmarks, the fault suite).
+   */
+  natsUrlOf(user: NatsUser): string;
   /** What was started here (empty when every URL came from the environment). */
   started: string[];
   /** The process of each server started here, as it runs now (another one after a restart). */
@@ -42,6 +48,8 @@ export interface LocalInfraOptions {
   given?: Partial<InfraUrls>;
   /** FerretDB on PostgreSQL instead of SQLite files. */
   ferretdbPostgresqlUrl?: string;
+  /** Passwords the servers started here require (issue 37: npm start's); none: open (tests). */
+  credentials?: { nats: Record<NatsUser, string>; redis: string };
 }
 
 /** The port of a server's URL (`mongodb://127.0.0.1:27017/`, `nats://127.0.0.1:4222`). */
@@ -73,6 +81,7 @@ export async function startLocalInfra(options: LocalInfraOptions): Promise<Runni
         storeDir: path.join(dataDir, 'nats'),
         logFile: path.join(logs, 'nats.log'),
         ...(port ? { port } : {}),
+        ...(options.credentials ? { passwords: options.credentials.nats } : {}),
       }),
     redis: (port) =>
       startRedis({
@@ -80,6 +89,7 @@ export async function startLocalInfra(options: LocalInfraOptions): Promise<Runni
         persist: options.persist,
         logFile: path.join(logs, 'redis.log'),
         ...(port ? { port } : {}),
+        ...(options.credentials ? { password: options.credentials.redis } : {}),
       }),
   };
   const processes: Partial<Record<InfraServer, ManagedProcess>> = {};
@@ -104,14 +114,18 @@ export async function startLocalInfra(options: LocalInfraOptions): Promise<Runni
     return proc;
   };
   try {
-    const [mongoUrl, natsUrl, redisUrl] = await Promise.all([
+    const [mongoUrl, natsServer, redisUrl] = await Promise.all([
       given.mongoUrl ?? start('ferretdb'),
       given.natsUrl ?? start('nats'),
       given.redisUrl ?? start('redis'),
     ]);
+    const natsPasswords = given.natsUrl ? undefined : options.credentials?.nats;
+    const natsUrlOf = (user: NatsUser) =>
+      natsPasswords ? natsUrlAs(natsServer, user, natsPasswords[user]) : natsServer;
     return {
       mongoUrl,
-      natsUrl,
+      natsUrl: natsUrlOf('operator'),
+      natsUrlOf,
       redisUrl,
       started,
       processes,

@@ -1,4 +1,5 @@
 import path from 'node:path';
+import type { NatsUser } from './nats.ts';
 import { REPO_ROOT } from './paths.ts';
 import { freePort, holdPort, isListening } from './ports.ts';
 import { type ManagedProcess, spawnManaged, waitForReady } from './process.ts';
@@ -7,6 +8,8 @@ import { givenUrls, type InfraServer, type InfraUrls, type RunningInfra, startLo
 
 /** What every service gets; each service adds its own variables. */
 interface Shared extends InfraUrls {
+  /** The NATS URL of a part: as its own user (RunningInfra.natsUrlOf). */
+  natsUrlOf: (user: NatsUser) => string;
   /** IDENTITY_PUBLIC_KEYS, which every service verifies identity tokens with. */
   publicKeys: string;
   /** The private keys of the parts that sign (each gets only its own). */
@@ -49,7 +52,7 @@ export const SERVICES: ReadonlyArray<{
     entry: 'services/auth/dist/main.js',
     env: (s) => ({
       MONGO_URL: s.mongoUrl,
-      NATS_URL: s.natsUrl,
+      NATS_URL: s.natsUrlOf('auth'),
       IDENTITY_PUBLIC_KEYS: s.publicKeys,
       ADMIN_EMAIL: s.adminEmail,
       ADMIN_PASSWORD: s.adminPassword,
@@ -60,7 +63,7 @@ export const SERVICES: ReadonlyArray<{
     entry: 'services/records/dist/main.js',
     env: (s) => ({
       MONGO_URL: s.mongoUrl,
-      NATS_URL: s.natsUrl,
+      NATS_URL: s.natsUrlOf('records'),
       REDIS_URL: s.redisUrl,
       IDENTITY_PUBLIC_KEYS: s.publicKeys,
       ...s.probes,
@@ -78,7 +81,7 @@ export const SERVICES: ReadonlyArray<{
     nodeOptions: ['--no-compact', '--no-memory-reducer', '--expose-gc'],
     env: (s, urls) => ({
       MONGO_URL: s.mongoUrl,
-      NATS_URL: s.natsUrl,
+      NATS_URL: s.natsUrlOf('linking'),
       // Asked whose a record is that the index has not seen yet (issue 36).
       RECORDS_URL: urls.RECORDS_URL as string,
       IDENTITY_PUBLIC_KEYS: s.publicKeys,
@@ -88,7 +91,7 @@ export const SERVICES: ReadonlyArray<{
   {
     name: 'stats',
     entry: 'services/stats/dist/main.js',
-    env: (s) => ({ MONGO_URL: s.mongoUrl, NATS_URL: s.natsUrl, IDENTITY_PUBLIC_KEYS: s.publicKeys }),
+    env: (s) => ({ MONGO_URL: s.mongoUrl, NATS_URL: s.natsUrlOf('stats'), IDENTITY_PUBLIC_KEYS: s.publicKeys }),
   },
   {
     name: 'ingest',
@@ -97,7 +100,7 @@ export const SERVICES: ReadonlyArray<{
     nodeOptions: ['--expose-gc'],
     env: (s, urls) => ({
       MONGO_URL: s.mongoUrl,
-      NATS_URL: s.natsUrl,
+      NATS_URL: s.natsUrlOf('ingest'),
       REDIS_URL: s.redisUrl,
       RECORDS_URL: urls.RECORDS_URL as string,
       IDENTITY_PUBLIC_KEYS: s.publicKeys,
@@ -109,7 +112,7 @@ export const SERVICES: ReadonlyArray<{
     entry: 'services/report/dist/main.js',
     env: (s, urls) => ({
       MONGO_URL: s.mongoUrl,
-      NATS_URL: s.natsUrl,
+      NATS_URL: s.natsUrlOf('report'),
       REDIS_URL: s.redisUrl,
       STATS_URL: urls.STATS_URL as string,
       LINKING_URL: urls.LINKING_URL as string,
@@ -121,13 +124,13 @@ export const SERVICES: ReadonlyArray<{
   {
     name: 'audit',
     entry: 'services/audit/dist/main.js',
-    env: (s) => ({ MONGO_URL: s.mongoUrl, NATS_URL: s.natsUrl, IDENTITY_PUBLIC_KEYS: s.publicKeys }),
+    env: (s) => ({ MONGO_URL: s.mongoUrl, NATS_URL: s.natsUrlOf('audit'), IDENTITY_PUBLIC_KEYS: s.publicKeys }),
   },
   {
     name: 'ops',
     entry: 'services/ops/dist/main.js',
     env: (s, urls) => ({
-      NATS_URL: s.natsUrl,
+      NATS_URL: s.natsUrlOf('ops'),
       REDIS_URL: s.redisUrl,
       IDENTITY_PUBLIC_KEYS: s.publicKeys,
       // Every other service: their readiness and builds.
@@ -236,6 +239,7 @@ export async function startSystem(options: SystemOptions): Promise<RunningSystem
     persist: true,
     given: givenUrls(options.env),
     ...(pgUrl ? { ferretdbPostgresqlUrl: pgUrl } : {}),
+    credentials: { nats: secrets.natsPasswords, redis: secrets.redisPassword },
   }).catch(async (err: unknown) => {
     await freeGatewayPort();
     throw err;
@@ -275,6 +279,7 @@ export async function startSystem(options: SystemOptions): Promise<RunningSystem
   const shared: Shared = {
     mongoUrl: infra.mongoUrl,
     natsUrl: infra.natsUrl,
+    natsUrlOf: infra.natsUrlOf,
     redisUrl: infra.redisUrl,
     publicKeys: publicKeysOf(secrets),
     privateKeys: Object.fromEntries(
@@ -372,7 +377,7 @@ export async function startSystem(options: SystemOptions): Promise<RunningSystem
     await launch('gateway', 'gateway/dist/main.js', options.gatewayPort, {
       HOST: options.gatewayHost,
       REDIS_URL: infra.redisUrl,
-      NATS_URL: infra.natsUrl,
+      NATS_URL: infra.natsUrlOf('gateway'),
       IDENTITY_PRIVATE_KEY: secrets.identityKeys.gateway.privateKey,
       SESSION_SECRET: secrets.sessionSecret,
       METRICS_PORT: String(metricsPort),

@@ -4,6 +4,7 @@
  */
 import { jetstreamManager } from '@nats-io/jetstream';
 import { connect, type NatsConnection } from '@nats-io/transport-node';
+import { natsServersOf } from '@nrad/service-kit';
 import { Redis } from 'ioredis';
 import mongoose from 'mongoose';
 
@@ -38,7 +39,7 @@ export class Stores {
   static async open(urls: { mongoUrl: string; natsUrl: string; redisUrl: string }): Promise<Stores> {
     const mongo = new mongoose.mongo.MongoClient(urls.mongoUrl, { serverSelectionTimeoutMS: 10_000 });
     await mongo.connect();
-    const nats = await connect({ servers: urls.natsUrl, name: 'fault-suite', maxReconnectAttempts: -1 });
+    const nats = await connect({ ...natsServersOf(urls.natsUrl), name: 'fault-suite', maxReconnectAttempts: -1 });
     const redis = new Redis(urls.redisUrl, { maxRetriesPerRequest: 3, lazyConnect: false });
     return new Stores(mongo, nats, redis);
   }

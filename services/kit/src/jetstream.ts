@@ -131,10 +131,24 @@ export class EventPublisher {
   }
 }
 
+/**
+ * The servers of a NATS URL (comma-separated) and the user and password it carries
+ * (`nats://records:<password>@host:4222`, issue 37): the client takes credentials as options.
+ */
+export function natsServersOf(urls: string): { servers: string[]; user?: string; pass?: string } {
+  let credentials: { user: string; pass: string } | undefined;
+  const servers = urls.split(',').map((one) => {
+    const u = new URL(one.trim());
+    if (u.username) credentials = { user: decodeURIComponent(u.username), pass: decodeURIComponent(u.password) };
+    return `${u.protocol}//${u.host}`;
+  });
+  return { servers, ...credentials };
+}
+
 /** Connects to NATS with JetStream; reconnects forever (the relay and consumers wait it out). */
 export async function connectBus(options: { url: string; name: string }): Promise<Bus> {
   const nc = await connect({
-    servers: options.url.split(','),
+    ...natsServersOf(options.url),
     name: options.name,
     maxReconnectAttempts: -1,
     reconnectTimeWait: 500,

@@ -3,7 +3,15 @@
 // nats-server on the data of `npm start` (NRAD_DATA_DIR, default .data/), which must be stopped.
 
 import path from 'node:path';
-import { dataDir, ensureFerretdbBinary, processWith, startFerretdb, startNats } from '@nrad/infra';
+import {
+  dataDir,
+  ensureFerretdbBinary,
+  loadOrCreateSecrets,
+  natsUrlAs,
+  processWith,
+  startFerretdb,
+  startNats,
+} from '@nrad/infra';
 import { rebuildCommand } from '../src/rebuild-command.ts';
 
 /**
@@ -40,9 +48,15 @@ try {
       env.MONGO_URL = mongo.url;
     }
     if (!env.NATS_URL) {
-      const nats = await startNats({ storeDir: path.join(dir, 'nats'), logFile: path.join(logs, 'nats-rebuild.log') });
+      // With npm start's users (issue 37): the rebuild connects as the operator.
+      const passwords = loadOrCreateSecrets(dir).natsPasswords;
+      const nats = await startNats({
+        storeDir: path.join(dir, 'nats'),
+        logFile: path.join(logs, 'nats-rebuild.log'),
+        passwords,
+      });
       stops.push(() => nats.process.stop());
-      env.NATS_URL = nats.url;
+      env.NATS_URL = natsUrlAs(nats.url, 'operator', passwords.operator);
     }
   }
   process.exitCode = await rebuildCommand(env, args, (line) => console.log(line));
