@@ -28,7 +28,7 @@ import { actorOf, refreshSessionUser, sessionRoutes } from './auth/routes.ts';
 import type { GatewayConfig } from './config.ts';
 import { frontendRoutes } from './frontends.ts';
 import { createProxy } from './proxy/proxy.ts';
-import { checkedRequests } from './request-checks.ts';
+import { auditedRefusals, checkedRequests } from './request-checks.ts';
 import { grantsOf, routeFor, type ServiceName, userLimitOf } from './routes.ts';
 import { sameOriginWrites, securityHeaders } from './security.ts';
 import { sessionMiddleware, sessionUser } from './session/session.ts';
@@ -100,6 +100,8 @@ export function createGateway({ config, redis, logger, audit }: GatewayDeps) {
   ];
   app.use(securityHeaders(remoteOrigins));
   app.use(checkedRequests({ redis, prefix, audit, logger }));
+  // The session is read only where a router loaded it (the queue board's); elsewhere: no user.
+  app.use(auditedRefusals({ redis, prefix, audit, logger }, (ctx) => sessionUser(ctx)));
   // /metrics is not public: it answers on the internal metrics port (metricsApp, METRICS_PORT);
   // nor is the build the gateway runs.
   app.use(healthRoutes(readiness, metrics, { metrics: false, version: false }).routes());

@@ -88,18 +88,41 @@ export function requestRefusal(req: { method: string; url: string; contentEncodi
   return undefined;
 }
 
-/**
- * Refuses a request requestRefusal refuses (a path 400, a method 501, a content coding 415) before
- * any router, the session or the app's files see it. Each refusal is audited (`access.refused`,
- * with the reason, the problem, the method and the target), at most REFUSALS_AUDITED_PER_HOUR
- * times an hour per address; beyond that it is only logged.
- */
-export function checkedRequests(deps: {
+interface RefusalDeps {
   redis: Redis;
   prefix: string;
   audit: Pick<AuditTrail, 'record'>;
   logger: { warn: (obj: object, msg: string) => void };
-}): Koa.Middleware {
+}
+
+/**
+ * Records a refusal of the gateway's own (`access.refused`, with what was tried), at most
+ * REFUSALS_AUDITED_PER_HOUR times an hour per address (anyone can send refused requests: beyond
+ * that number they are only logged). `user`: the signed-in user, when the session was read.
+ */
+async function auditRefusal(
+  deps: RefusalDeps,
+  ctx: Koa.Context,
+  detail: Record<string, string | number>,
+  user?: Parameters<typeof actorOf>[1],
+): Promise<void> {
+  const over = await hitAddressLimit(
+    deps.redis,
+    `${deps.prefix}limit:refused-requests:`,
+    ctx.ip,
+    REFUSALS_AUDITED_PER_HOUR,
+    3600,
+  );
+  if (over > 0) deps.logger.warn(detail, 'refused request (not audited: over the hourly number)');
+  else await deps.audit.record(actorOf(ctx, user), 'access.refused', [], detail);
+}
+
+/**
+ * Refuses a request requestRefusal refuses (a path 400, a method 501, a content coding 415) before
+ * any router, the session or the app's files see it, audited (auditRefusal: the reason, the
+ * problem, the method and the target).
+ */
+export function checkedRequests(deps: RefusalDeps): Koa.Middleware {
   return async function checkedRequests(ctx, next) {
     const refusal = requestRefusal({
       method: ctx.method,
@@ -107,21 +130,40 @@ export function checkedRequests(deps: {
       contentEncoding: ctx.get('content-encoding'),
     });
     if (!refusal) return next();
-    const detail = {
+    await auditRefusal(deps, ctx, {
       reason: refusal.reason,
       problem: refusal.problem,
       method: ctx.method.slice(0, 20),
       path: (ctx.req.url ?? '').slice(0, 500),
-    };
-    const over = await hitAddressLimit(
-      deps.redis,
-      `${deps.prefix}limit:refused-requests:`,
-      ctx.ip,
-      REFUSALS_AUDITED_PER_HOUR,
-      3600,
-    );
-    if (over > 0) deps.logger.warn(detail, 'refused request (not audited: over the hourly number)');
-    else await deps.audit.record(actorOf(ctx), 'access.refused', [], detail);
+    });
     throw refusal.error;
+  };
+}
+
+/**
+ * Audits the gateway's own 403s (issue 37) — a write from another site, the queue board asked for
+ * by someone who is not ADMIN — as the services audit theirs: `access.refused` with the status,
+ * the method, the path and why, the user when the session says who it is. A service's 403 that
+ * the gateway forwards is the service's to record, and is not thrown here.
+ */
+export function auditedRefusals(
+  deps: RefusalDeps,
+  userOf: (ctx: Koa.Context) => Parameters<typeof actorOf>[1] | undefined,
+): Koa.Middleware {
+  return async function auditedRefusals(ctx, next) {
+    try {
+      await next();
+    } catch (err) {
+      if (err instanceof AppError && err.code === ERROR_CODES.forbidden) {
+        const detail = {
+          status: 403,
+          method: ctx.method.slice(0, 20),
+          path: ctx.path.slice(0, 500),
+          reason: err.message.slice(0, 200),
+        };
+        await auditRefusal(deps, ctx, detail, userOf(ctx)).catch(() => undefined);
+      }
+      throw err;
+    }
   };
 }

@@ -8,7 +8,7 @@ import request from 'supertest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { INVALID_PATH, pathProblem } from '../src/request-checks.ts';
 import { ROUTES } from '../src/routes.ts';
-import { ADMIN, cookieJar, gatewayAuditEvents, nextIp, startAuthStack } from './stack.ts';
+import { ADMIN, cookieJar, gatewayAuditEvents, nextIp, signIn, startAuthStack } from './stack.ts';
 
 /** Traversal forms: each would reach another path if anything after the gateway resolved it again. */
 const TRAVERSALS = [
@@ -83,6 +83,7 @@ describe('a gateway that forwards only what it routes', () => {
   let echo: http.Server;
   let gateway: http.Server;
   let gatewayPort: number;
+  let gatewayApp: ReturnType<typeof stack.gateway>['server'];
   let cookie: string;
   let ip: string;
 
@@ -106,6 +107,7 @@ describe('a gateway that forwards only what it routes', () => {
       OPS_URL: at,
       AUDIT_URL: at,
     });
+    gatewayApp = gw.server;
     gateway = http.createServer(gw.server);
     await new Promise<void>((resolve) => gateway.listen(0, '127.0.0.1', resolve));
     gatewayPort = (gateway.address() as AddressInfo).port;
@@ -226,6 +228,28 @@ describe('a gateway that forwards only what it routes', () => {
     const asReport = await verifyIdentity(await signOnBehalf(grant as string, testSigner('report')), keys);
     expect(asReport).toMatchObject({ caller: 'report', identity: { kind: 'user', organization: 'ADMIN' } });
     await expect(verifyIdentity(await signOnBehalf(grant as string, testSigner('ingest')), keys)).rejects.toThrow();
+  });
+
+  it('records its own 403s: the queue board for an agency user, a write from another site', async () => {
+    const fia = await signIn(gatewayApp, { organization: 'FIA' });
+    const from = nextIp();
+    const board = await fia.agent.get(`${QUEUES_BOARD_PATH}/api/queues`).set('x-forwarded-for', from).expect(403);
+    expect(board.body.message).toBe('Access denied. Admin privileges required.');
+    await fia.agent
+      .post('/api/records')
+      .set('x-forwarded-for', from)
+      .set('origin', 'https://evil.example')
+      .send({})
+      .expect(403);
+    let mine: AuditEvent[] = [];
+    await waitUntil('both refusals in the audit stream', async () => {
+      mine = (await gatewayAuditEvents(stack)).filter((e) => e.action === 'access.refused' && e.clientAddress === from);
+      return mine.length === 2;
+    });
+    expect(mine.map((e) => [e.userId, e.organization, e.detail?.method, e.detail?.path, e.detail?.reason])).toEqual([
+      [fia.user.id, 'FIA', 'GET', `${QUEUES_BOARD_PATH}/api/queues`, 'Access denied. Admin privileges required.'],
+      [null, null, 'POST', '/api/records', 'Cross-site request refused'],
+    ]);
   });
 
   it('records each refusal in the audit trail with what was tried', async () => {
