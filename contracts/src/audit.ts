@@ -104,7 +104,11 @@ export const AuditQuerySchema = offsetPageQuery(200).extend({
 });
 export type AuditQuery = z.infer<typeof AuditQuerySchema>;
 
-/** One entry as `GET /api/audit` lists it. */
+/**
+ * One entry as `GET /api/audit` lists it; ADMIN's also say where from (`clientAddress`), which
+ * service, and the detail (what was tried: a path and method refused, an email, what a check
+ * asked — never a password).
+ */
 export const AuditItemSchema = AuditEventSchema.pick({
   id: true,
   action: true,
@@ -113,7 +117,12 @@ export const AuditItemSchema = AuditEventSchema.pick({
   recordIds: true,
   at: true,
   requestId: true,
-}).extend({ seq: z.number().int().min(1) });
+}).extend({
+  seq: z.number().int().min(1),
+  clientAddress: AuditEventSchema.shape.clientAddress.optional(),
+  service: AuditEventSchema.shape.service.optional(),
+  detail: AuditEventSchema.shape.detail,
+});
 export type AuditItem = z.infer<typeof AuditItemSchema>;
 
 export const AuditPageSchema = z.object({ items: z.array(AuditItemSchema), total: z.number().int().min(0) });

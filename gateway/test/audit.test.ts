@@ -48,6 +48,9 @@ describe('GET /api/audit through the gateway', () => {
         recordIds: [],
         at: event.at,
         requestId: 'gw-audit-1',
+        // ADMIN sees where from and which service (a sign-in has no detail; a refusal's says what was tried).
+        clientAddress: expect.any(String),
+        service: 'gateway',
       },
     ]);
   });

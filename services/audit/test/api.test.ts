@@ -46,6 +46,7 @@ beforeAll(async () => {
       userId: fia.userId,
       organization: 'FIA',
       recordIds: [bpsRecord],
+      detail: { status: 403, method: 'GET', path: `/api/records/${bpsRecord}` },
     }),
     auditEvent({
       action: 'record.create',
@@ -56,7 +57,14 @@ beforeAll(async () => {
     }),
     auditEvent({ action: 'sign-in', at: minute(5), userId: bps.userId, recordIds: [] }),
     auditEvent({ action: 'record.edit', at: minute(6), userId: otherBps.userId, recordIds: [bpsRecord] }),
-    auditEvent({ action: 'sign-in-failed', at: minute(7), userId: null, organization: null, recordIds: [] }),
+    auditEvent({
+      action: 'sign-in-failed',
+      at: minute(7),
+      userId: null,
+      organization: null,
+      recordIds: [],
+      detail: { email: 'someone@agency.bm', reason: 'invalid-credentials' },
+    }),
   ];
   for (const e of trail) await h.publish(e);
   await h.caughtUp();
@@ -67,7 +75,7 @@ beforeAll(async () => {
 });
 
 const seqOf = (e: AuditEvent) => trail.indexOf(e) + 1;
-/** What the page lists for these events, newest first. */
+/** What ADMIN's page lists for these events, newest first: where from, which service, the detail too. */
 const listed = (events: AuditEvent[]): AuditItem[] =>
   events
     .map((e) => ({
@@ -79,6 +87,9 @@ const listed = (events: AuditEvent[]): AuditItem[] =>
       recordIds: e.recordIds,
       at: e.at,
       requestId: e.requestId,
+      clientAddress: e.clientAddress,
+      service: e.service,
+      ...(e.detail ? { detail: e.detail } : {}),
     }))
     .sort((a, b) => b.seq - a.seq);
 
@@ -158,7 +169,8 @@ describe('GET /api/audit as an agency user', () => {
     const res = await page(`?recordId=${bpsRecord}`, otherBps);
     // Each item names the asked record only (ADMIN's list page named another agency's record too),
     // and another organization's entries show that organization, no user or request (issue 34).
-    const expected = listed(naming).map((i) => ({
+    // Where from, which service and the detail are ADMIN's only.
+    const expected = listed(naming).map(({ clientAddress: _a, service: _s, detail: _d, ...i }) => ({
       ...i,
       recordIds: [bpsRecord],
       ...(i.organization === 'BPS' ? {} : { userId: null, requestId: null }),

@@ -111,7 +111,10 @@ export interface AuditFilter {
   to?: Date;
 }
 
-/** The fields a listed entry needs (the hashes, the client address and the detail are left out). */
+/**
+ * The fields a listed entry needs (the hashes are left out). The client address, the service and
+ * the detail are for ADMIN only (AuditStore.page leaves them out of an agency's page).
+ */
 const LISTED = {
   _id: 1,
   eventId: 1,
@@ -121,13 +124,17 @@ const LISTED = {
   organization: 1,
   recordIds: 1,
   requestId: 1,
+  clientAddress: 1,
+  service: 1,
+  detail: 1,
 } as const;
 
-/** An entry as `GET /api/audit` lists it (its event id as `id`). */
+/** An entry as `GET /api/audit` lists it (its event id as `id`); ADMIN's with where from, which service and the detail. */
 export type ListedEntry = Pick<
   AuditEntry,
   'id' | 'seq' | 'action' | 'at' | 'userId' | 'organization' | 'recordIds' | 'requestId'
->;
+> &
+  Partial<Pick<AuditEntry, 'clientAddress' | 'service' | 'detail'>>;
 
 /** The reads of the store, as it makes them (the query-plans test plans the same ones). */
 export const auditQueries = {
@@ -183,6 +190,9 @@ const listedOf = (d: EntryDoc): ListedEntry => ({
   organization: d.organization ?? null,
   recordIds: [...d.recordIds],
   requestId: d.requestId ?? null,
+  clientAddress: d.clientAddress ?? null,
+  service: d.service,
+  ...(d.detail ? { detail: d.detail } : {}),
 });
 
 /** A schema that neither creates its collection nor its indexes (a reader of a running system's database). */
@@ -348,7 +358,9 @@ export class AuditStore {
     if (recordId === undefined) throw new Error(`an audit read in ${scope} names no record`);
     const { items, total } = await this.pageOf(scope, filter, limit, offset);
     return {
-      items: items.map((item) => ({
+      // What was tried, from where, by which service: ADMIN's to read (an agency's own entries
+      // too: a NAMLC check's detail is what it asked of another agency's records).
+      items: items.map(({ clientAddress: _a, service: _s, detail: _d, ...item }) => ({
         ...item,
         recordIds: [recordId],
         ...(scope.includes(item.organization) ? {} : { userId: null, requestId: null }),
