@@ -149,3 +149,25 @@ export const OperationsSchema = z.object({
   problems: z.array(z.string()),
 });
 export type Operations = z.infer<typeof OperationsSchema>;
+
+// --- Sign-in waits (issue 37) ----------------------------------------------------------------
+
+/**
+ * An address that must wait before trying an account again, after too many failed sign-ins there
+ * (the gateway's; the owner signing in from elsewhere is not held up). `id` names the pair.
+ */
+export const SignInLockSchema = z.object({
+  id: z.string().regex(/^[0-9a-f]{32}$/),
+  email: z.string(),
+  clientAddress: z.string(),
+  failures: Count,
+  until: z.iso.datetime(),
+});
+export type SignInLock = z.infer<typeof SignInLockSchema>;
+
+/** `GET /api/admin/sign-in-locks` (ADMIN): the waits not over yet, the longest-lasting first. */
+export const SignInLocksSchema = z.object({ items: z.array(SignInLockSchema) });
+export type SignInLocks = z.infer<typeof SignInLocksSchema>;
+
+/** `DELETE /api/admin/sign-in-locks/{id}` of a wait that is over, or never was. */
+export const SIGN_IN_LOCK_NOT_FOUND = 'This sign-in is not waiting (any more).';

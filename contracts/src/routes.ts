@@ -15,6 +15,7 @@ import {
   ContactRequestPageQuerySchema,
   ContactRequestResolvedSchema,
   OperationsSchema,
+  SignInLocksSchema,
 } from './admin.ts';
 import { AuditPageSchema, AuditQuerySchema } from './audit.ts';
 import {
@@ -238,6 +239,22 @@ export const routes = {
       access: 'user',
       summary: 'The signed-in user (also the session check)',
       responses: { 200: json('The user', UserResponseSchema) },
+    }),
+    locks: route({
+      method: 'GET',
+      path: '/api/admin/sign-in-locks',
+      owner: 'gateway',
+      access: 'admin',
+      summary: 'Addresses that must wait before trying an account again after failed sign-ins (ADMIN)',
+      responses: { 200: json('The waits', SignInLocksSchema) },
+    }),
+    unlock: route({
+      method: 'DELETE',
+      path: '/api/admin/sign-in-locks/{id}',
+      owner: 'gateway',
+      access: 'admin',
+      summary: 'End a wait: the address may try the account again at once (ADMIN)',
+      responses: { 204: noContent('Ended') },
     }),
   },
   auth: {

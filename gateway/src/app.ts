@@ -24,7 +24,7 @@ import type { Redis } from 'ioredis';
 import Koa from 'koa';
 import { createAuthClient } from './auth/auth-client.ts';
 import { hitAddressLimit, LoginGuard } from './auth/login-guard.ts';
-import { actorOf, refreshSessionUser, sessionRoutes } from './auth/routes.ts';
+import { actorOf, refreshSessionUser, sessionRoutes, signInLockRoutes } from './auth/routes.ts';
 import type { GatewayConfig } from './config.ts';
 import { frontendRoutes } from './frontends.ts';
 import { createProxy } from './proxy/proxy.ts';
@@ -77,6 +77,7 @@ export function createGateway({ config, redis, logger, audit }: GatewayDeps) {
   const guard = new LoginGuard(redis, prefix, {
     maxFailures: config.LOGIN_MAX_FAILURES,
     failureWindowSeconds: config.LOGIN_FAILURE_WINDOW_MINUTES * 60,
+    firstDelaySeconds: config.LOGIN_FIRST_DELAY_SECONDS,
     lockSeconds: config.LOGIN_LOCK_MINUTES * 60,
     ipMaxFailures: config.LOGIN_IP_MAX_FAILURES,
     ipWindowSeconds: config.LOGIN_IP_WINDOW_MINUTES * 60,
@@ -138,6 +139,8 @@ export function createGateway({ config, redis, logger, audit }: GatewayDeps) {
 
   const own = sessionRoutes({ auth, guard, logger, audit });
   api.use(own.routes(), own.allowedMethods());
+  const locks = signInLockRoutes({ guard, audit });
+  api.use(locks.routes(), locks.allowedMethods());
 
   /**
    * Forwards a request to a service with the caller's identity (a visitor's is anonymous), and a

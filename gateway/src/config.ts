@@ -50,9 +50,14 @@ export const GatewayConfigSchema = z.object({
   SESSION_SECRET: env.secret(),
   SESSION_IDLE_MINUTES: minutes(30),
   SESSION_ABSOLUTE_HOURS: minutes(12),
-  /** Failed sign-ins of one account within the window that lock it. */
+  /**
+   * Failed sign-ins of one account from one address within the window before that address must
+   * wait to try it again (issue 37: the owner elsewhere is not held up): LOGIN_FIRST_DELAY_SECONDS,
+   * doubled with each further failure, at most LOGIN_LOCK_MINUTES.
+   */
   LOGIN_MAX_FAILURES: z.coerce.number().int().positive().default(5),
   LOGIN_FAILURE_WINDOW_MINUTES: minutes(15),
+  LOGIN_FIRST_DELAY_SECONDS: z.coerce.number().positive().default(30),
   LOGIN_LOCK_MINUTES: minutes(30),
   /** Failed sign-ins from one address within the window before that address must wait. */
   LOGIN_IP_MAX_FAILURES: z.coerce.number().int().positive().default(30),

@@ -148,7 +148,7 @@ describe('sign-in, session and sign-out (SPEC §7)', () => {
 });
 
 describe('lockout and rate limits', () => {
-  it('locks an account after 5 failures in the window, refusing even the right password, then lets it in', async () => {
+  it('locks an account from an address after 5 failures there, refusing even the right password, then lets it in', async () => {
     const ip = nextIp();
     const body = await register(ip);
     const attempt = (password: string) =>
@@ -162,8 +162,15 @@ describe('lockout and rate limits', () => {
     expect(fifth.status).toBe(423);
     expect(fifth.body.code).toBe(ERROR_CODES.accountLocked);
     expect(fifth.body.message).toMatch(/locked after too many failed sign-in attempts/);
+    expect(fifth.headers['retry-after']).toBe('3');
     const right = await attempt(body.password);
     expect(right.status).toBe(423);
+    // The owner signing in from elsewhere is not held up by a stranger's failures (issue 37).
+    await request(gw.server)
+      .post('/api/auth/login')
+      .set('x-forwarded-for', nextIp())
+      .send({ email: body.email, password: body.password })
+      .expect(200);
     // Another letter case is the same account.
     const upper = await request(gw.server)
       .post('/api/auth/login')
@@ -172,6 +179,59 @@ describe('lockout and rate limits', () => {
     expect(upper.status).toBe(423);
     await new Promise((r) => setTimeout(r, 3200));
     await attempt(body.password).expect(200);
+  });
+
+  it('makes an address wait longer with each further failure, up to the limit', async () => {
+    const growing = stack.gateway({ LOGIN_FIRST_DELAY_SECONDS: '1', LOGIN_LOCK_MINUTES: '0.07' });
+    const ip = nextIp();
+    const body = await register(ip);
+    const attempt = () =>
+      request(growing.server)
+        .post('/api/auth/login')
+        .set('x-forwarded-for', ip)
+        .send({ email: body.email, password: 'wrong password' });
+    for (let i = 0; i < 4; i++) await attempt().expect(401);
+    const waits: string[] = [];
+    for (let i = 0; i < 4; i++) {
+      const res = await attempt().expect(423);
+      waits.push(res.headers['retry-after'] as string);
+      await new Promise((r) => setTimeout(r, Number(res.headers['retry-after']) * 1000 + 150));
+    }
+    // 1 s, doubled each time, at most LOGIN_LOCK_MINUTES (4.2 s, shown as whole seconds).
+    expect(waits).toEqual(['1', '2', '4', '5']);
+  });
+
+  it('shows ADMIN the waits and lets ADMIN end one; nobody else', async () => {
+    const ip = nextIp();
+    const body = await register(ip);
+    for (let i = 0; i < 5; i++) {
+      await request(gw.server)
+        .post('/api/auth/login')
+        .set('x-forwarded-for', ip)
+        .send({ email: body.email, password: 'wrong password' });
+    }
+    const admin = request.agent(gw.server);
+    await admin.post('/api/auth/login').set('x-forwarded-for', nextIp()).send(ADMIN).expect(200);
+    const listed = await admin.get('/api/admin/sign-in-locks').expect(200);
+    const lock = listed.body.items.find((l: { email: string }) => l.email === body.email.toLowerCase());
+    expect(lock).toMatchObject({ clientAddress: ip, failures: 5 });
+    expect(Date.parse(lock.until)).toBeGreaterThan(Date.now());
+    const agency = await signIn(gw.server, { organization: 'FIA' });
+    const refused = await agency.agent.get('/api/admin/sign-in-locks').expect(403);
+    expect(refused.body.message).toBe('Access denied. Admin privileges required.');
+    await agency.agent.delete(`/api/admin/sign-in-locks/${lock.id}`).expect(403);
+    await request(gw.server).get('/api/admin/sign-in-locks').expect(401);
+    await admin.delete(`/api/admin/sign-in-locks/${lock.id}`).expect(204);
+    await admin.delete(`/api/admin/sign-in-locks/${lock.id}`).expect(404);
+    await admin.delete('/api/admin/sign-in-locks/not-an-id').expect(404);
+    // Unlocked: the address may sign in at once.
+    await request(gw.server)
+      .post('/api/auth/login')
+      .set('x-forwarded-for', ip)
+      .send({ email: body.email, password: body.password })
+      .expect(200);
+    const after = await admin.get('/api/admin/sign-in-locks').expect(200);
+    expect(after.body.items.some((l: { id: string }) => l.id === lock.id)).toBe(false);
   });
 
   it('a success clears the failure count', async () => {

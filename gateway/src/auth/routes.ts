@@ -1,5 +1,14 @@
 import Router from '@koa/router';
-import { ERROR_CODES, LoginRequestSchema, type PublicUser, routes, type UserResponse } from '@nrad/contracts';
+import {
+  ADMIN_ACCESS_DENIED,
+  ERROR_CODES,
+  LoginRequestSchema,
+  type PublicUser,
+  routes,
+  SIGN_IN_LOCK_NOT_FOUND,
+  type SignInLocks,
+  type UserResponse,
+} from '@nrad/contracts';
 import {
   AppError,
   type AuditActor,
@@ -8,6 +17,7 @@ import {
   type Logger,
   mountRoute,
   parse,
+  requireAllAgencies,
   unauthenticated,
 } from '@nrad/service-kit';
 import type Koa from 'koa';
@@ -44,7 +54,7 @@ const minutesText = (seconds: number) => {
 const lockedError = (seconds: number) =>
   new AppError(
     ERROR_CODES.accountLocked,
-    `This account is locked after too many failed sign-in attempts. Try again in ${minutesText(seconds)}.`,
+    `Sign-in to this account from your network is locked after too many failed sign-in attempts. Try again in ${minutesText(seconds)}.`,
   );
 
 const unavailable = () =>
@@ -81,9 +91,10 @@ export function sessionRoutes(deps: SessionRouteDeps) {
         );
       }
       const { email, password } = parse(LoginRequestSchema, ctx.request.body);
-      const locked = await deps.guard.accountLockedFor(email);
+      const locked = await deps.guard.accountLockedFor(email, ip);
       if (locked > 0) {
         await deps.audit.record(actorOf(ctx), 'sign-in-failed', [], { email: attempted(email), reason: 'locked' });
+        ctx.set('Retry-After', String(locked));
         throw lockedError(locked);
       }
       let result: Awaited<ReturnType<AuthClient['verifyCredentials']>>;
@@ -105,11 +116,12 @@ export function sessionRoutes(deps: SessionRouteDeps) {
         });
         if (lockedNow > 0) {
           await deps.audit.record(actorOf(ctx), 'lockout', [], { email: attempted(email), seconds: lockedNow });
+          ctx.set('Retry-After', String(lockedNow));
           throw lockedError(lockedNow);
         }
         throw new AppError(ERROR_CODES.invalidCredentials, 'Invalid credentials');
       }
-      await deps.guard.recordSuccess(email);
+      await deps.guard.recordSuccess(email, ip);
       await deps.audit.record(actorOf(ctx, result.user), 'sign-in');
       await startSession(ctx, result.user);
       deps.logger.info({ userId: result.user.id, organization: result.user.organization }, 'signed in');
@@ -142,6 +154,50 @@ export function sessionRoutes(deps: SessionRouteDeps) {
     { outer: '/api' },
   );
 
+  return router;
+}
+
+/**
+ * ADMIN's view of the sign-in waits (issue 37): `GET /api/admin/sign-in-locks` lists them (a read
+ * recorded as `admin`), `DELETE /api/admin/sign-in-locks/{id}` ends one at once (recorded as
+ * `admin`, with the account and the address); anyone else gets SPEC's 403.
+ */
+export function signInLockRoutes(deps: Pick<SessionRouteDeps, 'guard' | 'audit'>) {
+  const router = new Router({ prefix: '/admin' }); // mounted under the /api router
+  const adminOf = (ctx: Koa.Context) => {
+    const user = sessionUser(ctx);
+    if (!user) throw unauthenticated('Not signed in');
+    requireAllAgencies(user, ADMIN_ACCESS_DENIED);
+    return user;
+  };
+  mountRoute(
+    router,
+    routes.session.locks,
+    async (ctx) => {
+      const admin = adminOf(ctx);
+      const items = await deps.guard.locks();
+      await deps.audit.record(actorOf(ctx, admin), 'admin', [], { what: 'sign-in-locks' });
+      return { items } satisfies SignInLocks;
+    },
+    { outer: '/api' },
+  );
+  mountRoute(
+    router,
+    routes.session.unlock,
+    async (ctx) => {
+      const admin = adminOf(ctx);
+      const lock = await deps.guard.unlock(ctx.params.id);
+      if (!lock) throw new AppError(ERROR_CODES.notFound, SIGN_IN_LOCK_NOT_FOUND);
+      await deps.audit.record(actorOf(ctx, admin), 'admin', [], {
+        what: 'sign-in-unlock',
+        email: lock.email,
+        clientAddress: lock.clientAddress,
+      });
+      ctx.status = 204;
+      return undefined;
+    },
+    { outer: '/api' },
+  );
   return router;
 }
 
