@@ -31,6 +31,11 @@ const prometheus = parse(readFileSync(path.join(REPO_ROOT, 'infra/prometheus/pro
   scrape_configs: Array<{ static_configs: Array<{ targets: string[] }> }>;
 };
 
+/** The project's Node (the `node` devDependency that `npm ci` installs; scripts/bootstrap.mjs runs on it). */
+const projectNodeVersion = (
+  JSON.parse(readFileSync(path.join(REPO_ROOT, 'package.json'), 'utf8')) as { devDependencies: Record<string, string> }
+).devDependencies.node;
+
 /** Variables a config schema requires (no default, not optional). */
 async function requiredVariables(dir: string): Promise<string[]> {
   const pkg = JSON.parse(readFileSync(path.join(REPO_ROOT, dir, 'package.json'), 'utf8')) as {
@@ -61,6 +66,13 @@ describe('deployables', () => {
         expect(text).toContain(`"${dir}/dist/main.js"`);
         expect(text).toMatch(/HEALTHCHECK[\s\S]*\/readyz/);
         expect(text).toMatch(/^USER node$/m);
+      });
+
+      it("builds and runs on the project's Node, pinned by its full version (ADR 0024)", () => {
+        const text = readFileSync(path.join(REPO_ROOT, dir, 'Dockerfile'), 'utf8');
+        const images = [...text.matchAll(/^FROM (\S+)/gm)].map((m) => m[1]);
+        expect(images.length).toBeGreaterThan(0);
+        for (const image of images) expect(image).toBe(`node:${projectNodeVersion}-bookworm-slim`);
       });
 
       it('has a docker-compose entry built from that Dockerfile, health-checked, after its dependencies', async () => {

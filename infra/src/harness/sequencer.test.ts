@@ -9,8 +9,8 @@ function sequencer(seconds: Record<string, number>) {
   const ctx = {
     config: { root: REPO_ROOT },
     cache: {
-      getFileTestResults: (key: string) => {
-        const file = key.slice(key.indexOf(':') + 1);
+      getTestSpecificationResult: (specification: TestSpecification) => {
+        const file = path.relative(REPO_ROOT, specification.moduleId);
         return file in seconds ? { failed: false, duration: (seconds[file] as number) * 1000 } : undefined;
       },
     },

@@ -37,9 +37,7 @@ export class LongestFirstSequencer extends BaseSequencer {
 
   private seconds(spec: TestSpecification): number {
     const relative = path.relative(REPO_ROOT, spec.moduleId).split(path.sep).join('/');
-    const cached = this.ctx.cache.getFileTestResults(
-      `${spec.project.name}:${path.relative(this.ctx.config.root, spec.moduleId)}`,
-    );
+    const cached = this.ctx.cache.getTestSpecificationResult(spec);
     if (cached && !cached.failed && cached.duration > 0) return cached.duration / 1000;
     return this.committed[relative] ?? UNKNOWN_SECONDS;
   }

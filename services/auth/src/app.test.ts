@@ -1,6 +1,7 @@
 import { ERROR_CODES, IDENTITY_HEADER, type Identity, SESSION_REFRESH_HEADER } from '@nrad/contracts';
 import { testNamespace } from '@nrad/infra/harness';
-import { type Bus, connectBus, connectMongo, createLogger, signIdentity } from '@nrad/service-kit';
+import { type Bus, connectBus, connectMongo, createLogger } from '@nrad/service-kit';
+import { testToken } from '@nrad/service-kit/test-identity';
 import type { Connection } from 'mongoose';
 import request from 'supertest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -8,10 +9,8 @@ import { createApp } from './app.ts';
 import { authTestConfig } from './test-support.ts';
 
 const t = testNamespace();
-const SECRET = 's'.repeat(40);
 const ADMIN = { email: 'admin@nrad.test', password: 'admin-password-123' };
 const config = authTestConfig({
-  identitySecret: SECRET,
   mongoUrl: t.mongoUrl,
   natsUrl: t.natsUrl,
   dbName: t.db('auth'),
@@ -38,7 +37,7 @@ afterAll(async () => {
   await db?.close();
 });
 
-const as = async (identity: Identity) => ({ [IDENTITY_HEADER]: await signIdentity(identity, SECRET) });
+const as = async (identity: Identity) => ({ [IDENTITY_HEADER]: await testToken(identity) });
 const anonymous = () => as({ kind: 'anonymous' });
 const userHeaders = (u: { id: string; name: string; organization: 'BPS' | 'FIA' | 'CUS'; role: string }) =>
   as({ kind: 'user', userId: u.id, name: u.name, organization: u.organization, role: u.role });
