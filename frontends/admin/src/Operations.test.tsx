@@ -6,6 +6,7 @@ import {
 } from '@nrad/contracts';
 import { spawnStack } from '@nrad/gateway/spawn-stack';
 import { screen, waitFor, within } from '@testing-library/react';
+import userEvent from '@testing-library/user-event';
 import { beforeAll, describe, expect, it, onTestFinished } from 'vitest';
 import { holdFetch } from '../../shared/test/fetch.ts';
 import { createRecord } from '../../shared/test/records-api.ts';
@@ -116,6 +117,28 @@ describe('Operations console', () => {
     expect(within(row).getByText('10 in 10 minutes')).toBeInTheDocument();
     expect(within(row).getByText('/api/records/link')).toBeInTheDocument();
     expect(within(region('Security alerts')).queryByText('No security alerts')).toBeNull();
+  });
+
+  it('shows the sign-in waits after failed sign-ins, and ends one at ADMIN’s word (issue 37)', async () => {
+    const email = `waiting.${Date.now().toString(36)}@agency.bm`;
+    for (let n = 1; n <= 5; n++) {
+      const response = await fetch('/api/auth/login', {
+        method: 'POST',
+        headers: { 'Content-Type': 'application/json' },
+        body: JSON.stringify({ email, password: 'not the password' }),
+      });
+      expect(response.status, `attempt ${n}`).toBe(n < 5 ? 401 : 423);
+    }
+    await signedInAsAdmin();
+    renderOperations();
+    await screen.findByRole('region', { name: 'Sign-in waits' });
+    const row = await waitFor(() => rowIn('Sign-in waits', email));
+    expect(within(row).getByText('5')).toBeInTheDocument();
+    const user = userEvent.setup();
+    await user.click(within(row).getByRole('button', { name: /^Unlock / }));
+    await waitFor(() => expect(within(region('Sign-in waits')).queryByText(email)).toBeNull());
+    const locks = (await (await fetch('/api/admin/sign-in-locks')).json()) as { items: Array<{ email: string }> };
+    expect(locks.items.some((l) => l.email === email)).toBe(false);
   });
 
   it('reads the snapshot again every few seconds', { timeout: 30_000 }, async () => {

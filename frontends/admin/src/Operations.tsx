@@ -10,11 +10,13 @@ import {
   type SecurityAlert,
   type SecurityAlertKind,
   type ServiceHealth,
+  type SignInLock,
+  SignInLocksSchema,
   type StreamState,
 } from '@nrad/contracts';
 import { Button, callApi, Flex, formatDateTime, messageOf, OrganizationBadge, Spin, Tag } from '@nrad/shared';
 import { Alert, Card, Table, type TableProps, Typography } from '@nrad/shared/ui';
-import { useQuery } from '@tanstack/react-query';
+import { useMutation, useQuery } from '@tanstack/react-query';
 import type { ReactNode } from 'react';
 import { Link } from 'wouter';
 import { AdminOnly, useIsAdmin } from './access.tsx';
@@ -197,6 +199,59 @@ const ALERT_KINDS: Record<SecurityAlertKind, string> = {
   'rate-limits': 'Limits hit',
 };
 
+/**
+ * Addresses that must wait before trying an account again after failed sign-ins (issue 37), the
+ * longest-lasting first, each with a way to end the wait at once (a colleague who mistyped, behind
+ * the office's address).
+ */
+function SignInWaits() {
+  const waits = useQuery({
+    queryKey: [...OPERATIONS_KEY, 'sign-in-locks'],
+    queryFn: async () => SignInLocksSchema.parse(await callApi(routes.session.locks)).items,
+    refetchInterval: OPERATIONS_REFRESH_MS,
+    staleTime: 0,
+  });
+  const unlock = useMutation({
+    mutationFn: (id: string) => callApi(routes.session.unlock, { params: { id } }),
+    onSettled: () => void waits.refetch(),
+  });
+  if (waits.isError) {
+    return <Alert type="error" showIcon title="The sign-in waits could not be read" />;
+  }
+  return (
+    <List<SignInLock>
+      rowKey="id"
+      loading={waits.isLoading}
+      dataSource={waits.data ?? []}
+      locale={{ emptyText: 'No sign-in is waiting' }}
+      columns={[
+        { title: 'Account', dataIndex: 'email' },
+        {
+          title: 'Address',
+          dataIndex: 'clientAddress',
+          render: (address: string) => <Typography.Text code>{address}</Typography.Text>,
+        },
+        { title: 'Failures', dataIndex: 'failures', render: (n: number) => count(n) },
+        { title: 'Waits until', dataIndex: 'until', render: (until: string) => formatDateTime(until, '—') },
+        {
+          title: 'Action',
+          key: 'action',
+          render: (_, lock) => (
+            <Button
+              size="small"
+              loading={unlock.isPending && unlock.variables === lock.id}
+              onClick={() => unlock.mutate(lock.id)}
+              aria-label={`Unlock ${lock.email} from ${lock.clientAddress}`}
+            >
+              Unlock
+            </Button>
+          ),
+        },
+      ]}
+    />
+  );
+}
+
 /** A window in words: "10 minutes", "90 seconds". */
 export function windowText(seconds: number): string {
   if (seconds % 60 !== 0) return `${count(seconds)} second${seconds === 1 ? '' : 's'}`;
@@ -305,6 +360,9 @@ function Console() {
         <>
           <Part title="Security alerts">
             <Alerts alerts={data.alerts} />
+          </Part>
+          <Part title="Sign-in waits">
+            <SignInWaits />
           </Part>
           <Part title="Services">
             <Services services={data.services} />
