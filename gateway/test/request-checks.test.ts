@@ -93,6 +93,12 @@ describe('a gateway that forwards only what it routes', () => {
       received.push(req.url ?? '');
       grants.set(`${req.method} ${req.url}`, req.headers[GRANT_HEADER] as string | undefined);
       res.setHeader('content-type', 'application/json');
+      if (req.url === '/api/records/busybusybusybusybusybusy') {
+        // A service whose store is busy: 503 with Retry-After, and a body the gateway never passes on.
+        res.writeHead(503, { 'retry-after': '5' });
+        res.end(JSON.stringify({ message: 'SQLITE_BUSY inside', code: 'SERVICE_UNAVAILABLE' }));
+        return;
+      }
       res.end(JSON.stringify({ path: req.url }));
     });
     await new Promise<void>((resolve) => echo.listen(0, '127.0.0.1', resolve));
@@ -250,6 +256,27 @@ describe('a gateway that forwards only what it routes', () => {
       [fia.user.id, 'FIA', 'GET', `${QUEUES_BOARD_PATH}/api/queues`, 'Access denied. Admin privileges required.'],
       [null, null, 'POST', '/api/records', 'Cross-site request refused'],
     ]);
+  });
+
+  it('passes on a busy service’s Retry-After with its own 503, nothing of the service’s body', async () => {
+    const res = await send('GET', '/api/records/busybusybusybusybusybusy');
+    expect(res.status).toBe(503);
+    expect(JSON.parse(res.body)).toEqual({
+      message: 'The service is temporarily unavailable. Please try again shortly.',
+      code: ERROR_CODES.unavailable,
+    });
+    expect(res.body).not.toContain('SQLITE');
+    const head = await new Promise<http.IncomingMessage>((resolve, reject) => {
+      const req = http.request({
+        host: '127.0.0.1',
+        port: gatewayPort,
+        path: '/api/records/busybusybusybusybusybusy',
+        headers: { cookie, 'x-forwarded-for': ip },
+      });
+      req.once('response', resolve).once('error', reject).end();
+    });
+    head.resume();
+    expect(head.headers['retry-after']).toBe('5');
   });
 
   it('records each refusal in the audit trail with what was tried', async () => {

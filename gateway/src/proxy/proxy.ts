@@ -97,6 +97,11 @@ export function createProxy(options: { timeoutMs: number; logger: Logger }) {
     const status = upstream.statusCode ?? 502;
     if (status >= 500) {
       upstream.resume(); // discard: internals never cross the gateway
+      // A busy service says when to try again (a busy store: issue 37); nothing else of it passes.
+      const retryAfter = upstream.headers['retry-after'];
+      if (status === 503 && typeof retryAfter === 'string' && /^\d{1,5}$/.test(retryAfter)) {
+        ctx.set('Retry-After', retryAfter);
+      }
       options.logger.error({ status, target: origin.origin, path: ctx.path }, 'service error');
       ctx.status = status;
       ctx.body = (

@@ -47,6 +47,19 @@ function makeApp(readyOk = true) {
   router.get('/api/boom', () => {
     throw new Error('secret internal detail at /srv/db');
   });
+  router.get('/api/busy', () => {
+    // As FerretDB answers when SQLite stayed locked past its busy timeout.
+    throw Object.assign(new Error('(InternalError) database is locked (5) (SQLITE_BUSY)'), {
+      name: 'MongoServerError',
+      code: 1,
+    });
+  });
+  router.get('/api/unreachable', () => {
+    throw Object.assign(new Error('Server selection timed out after 30000 ms'), { name: 'MongoServerSelectionError' });
+  });
+  router.get('/api/conflict-write', () => {
+    throw Object.assign(new Error('Write conflict during plan execution'), { name: 'MongoServerError', code: 112 });
+  });
   router.get('/api/log', (ctx) => {
     logger.info('inside the handler');
     ctx.body = {};
@@ -215,6 +228,15 @@ describe('service app', () => {
     expect(boom.body).toEqual({ message: 'Internal server error', code: ERROR_CODES.internal });
     expect(JSON.stringify(boom.body)).not.toContain('secret');
     expect(lines.some((l) => l.msg === 'unhandled error')).toBe(true);
+    // A busy or unreachable store is 503 with Retry-After, never 500, and says nothing inside.
+    for (const path of ['/api/busy', '/api/unreachable', '/api/conflict-write']) {
+      const busy = await request(server).get(path).set(h).expect(503);
+      expect(busy.headers['retry-after']).toBe('5');
+      expect(busy.body).toEqual({
+        message: 'The service is busy. Please try again shortly.',
+        code: ERROR_CODES.unavailable,
+      });
+    }
     const missing = await request(server).get('/api/nothing-here').set(h).expect(404);
     expect(missing.body).toEqual({ message: 'Not found', code: ERROR_CODES.notFound });
   });

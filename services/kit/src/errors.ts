@@ -58,6 +58,38 @@ export function parse<S extends z.ZodType>(schema: S, input: unknown): z.output<
   return result.data;
 }
 
+/** Seconds a client is asked to wait when the store is busy or out of reach. */
+export const STORE_BUSY_RETRY_SECONDS = 5;
+export const STORE_BUSY_MESSAGE = 'The service is busy. Please try again shortly.';
+
+/**
+ * Whether an error says the store could not take the request now, rather than that the request
+ * was wrong (issue 37: answered 503 with Retry-After, never 500): FerretDB's SQLite still busy
+ * after its busy timeout, a write conflict or a transient transaction error of MongoDB, or a store
+ * that is out of reach. Each write is one operation or one transaction, so a refused one wrote
+ * nothing.
+ */
+export function isStoreBusy(err: unknown): boolean {
+  const e = err as {
+    name?: string;
+    message?: string;
+    code?: number;
+    errorLabels?: unknown;
+    errorLabelSet?: Set<string>;
+  };
+  if (!e || typeof e !== 'object') return false;
+  if (/SQLITE_BUSY|database (table )?is locked/i.test(e.message ?? '')) return true;
+  if (e.code === 112) return true; // WriteConflict
+  const labels = e.errorLabelSet ?? new Set(Array.isArray(e.errorLabels) ? (e.errorLabels as string[]) : []);
+  if (labels.has('TransientTransactionError') || labels.has('RetryableWriteError')) return true;
+  return [
+    'MongoServerSelectionError',
+    'MongoNetworkError',
+    'MongoNetworkTimeoutError',
+    'MongoNotConnectedError',
+  ].includes(e.name ?? '');
+}
+
 /** Errors thrown by Koa's body parser and http-errors carry a status and sometimes a type. */
 function fromHttpError(err: unknown): ErrorBody & { status: number } {
   const e = err as { status?: number; statusCode?: number; type?: string; expose?: boolean; message?: string };
@@ -104,6 +136,13 @@ export function errorMiddleware(logger: Logger): Middleware {
       if (err instanceof AppError) {
         ctx.status = statusForCode(err.code);
         ctx.body = { message: err.message, code: err.code } satisfies ErrorBody;
+        return;
+      }
+      if (isStoreBusy(err)) {
+        logger.warn({ err }, 'the store is busy: answered 503');
+        ctx.status = 503;
+        ctx.set('Retry-After', String(STORE_BUSY_RETRY_SECONDS));
+        ctx.body = { message: STORE_BUSY_MESSAGE, code: ERROR_CODES.unavailable } satisfies ErrorBody;
         return;
       }
       const mapped = fromHttpError(err);
