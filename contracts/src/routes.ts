@@ -245,7 +245,7 @@ export const routes = {
       path: '/api/admin/sign-in-locks',
       owner: 'gateway',
       access: 'admin',
-      summary: 'Addresses that must wait before trying an account again after failed sign-ins (ADMIN)',
+      summary: 'Sign-in waits (ADMIN)',
       responses: { 200: json('The waits', SignInLocksSchema) },
     }),
     unlock: route({
@@ -253,7 +253,7 @@ export const routes = {
       path: '/api/admin/sign-in-locks/{id}',
       owner: 'gateway',
       access: 'admin',
-      summary: 'End a wait: the address may try the account again at once (ADMIN)',
+      summary: 'End a sign-in wait (ADMIN)',
       responses: { 204: noContent('Ended') },
     }),
   },

@@ -27,63 +27,28 @@ const KIND_TEXT: Record<HiddenCharacterKind, string> = {
 };
 
 /**
- * Every code unit that may be refused, for a quick test before the scan: C0 and C1 controls and
- * DEL, U+061C, U+180E, U+200B–U+200F, U+2028–U+202E, U+2060–U+2064, U+2066–U+2069, U+FEFF and
- * surrogates. Most text has none of these and is let through by this one test.
+ * One group per kind, in the order a match is named: line breaks (CR LF, LF, U+2028/U+2029, a lone
+ * CR), tabs, C0 and C1 controls and DEL, unpaired surrogates, text-direction controls (U+061C,
+ * LRM/RLM, embeddings and overrides U+202A–U+202E, isolates U+2066–U+2069) and zero-width
+ * characters (ZWSP, ZWNJ, ZWJ, U+2060–U+2064, U+180E, U+FEFF).
  */
-const CANDIDATE =
+const HIDDEN =
   // biome-ignore lint/suspicious/noControlCharactersInRegex: finding control characters is the point
-  /[\u0000-\u001f\u007f-\u009f\u061c\u180e\u200b-\u200f\u2028-\u202e\u2060-\u2064\u2066-\u2069\ufeff\ud800-\udfff]/;
-
-/** The kind of a BMP code unit that is refused wherever it stands (line breaks and tabs aside). */
-function kindOf(unit: number): HiddenCharacterKind | undefined {
-  if (unit <= 0x1f || (unit >= 0x7f && unit <= 0x9f)) return 'control';
-  // Arabic letter mark, LRM/RLM, embeddings and overrides (U+202A–U+202E), isolates (U+2066–U+2069).
-  if (unit === 0x061c || unit === 0x200e || unit === 0x200f) return 'direction';
-  if ((unit >= 0x202a && unit <= 0x202e) || (unit >= 0x2066 && unit <= 0x2069)) return 'direction';
-  // ZWSP, ZWNJ, ZWJ, word joiner and the invisible operators, the Mongolian vowel separator, BOM.
-  if ((unit >= 0x200b && unit <= 0x200d) || (unit >= 0x2060 && unit <= 0x2064)) return 'zero-width';
-  if (unit === 0x180e || unit === 0xfeff) return 'zero-width';
-  return undefined;
-}
+  /(\r\n|\n|\u2028|\u2029|\r)|(\t)|([\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f-\u009f])|([\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff])|([\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069])|([\u180e\u200b-\u200d\u2060-\u2064\ufeff])/g;
+const KINDS: HiddenCharacterKind[] = ['line break', 'tab', 'control', 'surrogate', 'direction', 'zero-width'];
 
 /**
  * The first character of `text` that a user-typed field refuses, or undefined when there is none.
- * A multi-line field (`multiline`) keeps line feeds, CR LF pairs, tabs and U+2028/U+2029; a
- * single-line one keeps none of them.
+ * A multi-line field (`multiline`) keeps line feeds, CR LF pairs, tabs and U+2028/U+2029 (a lone CR,
+ * which rewrites a line where it is shown, is a control character there); a single-line one keeps
+ * none of them.
  */
 export function findHiddenCharacter(text: string, multiline = false): HiddenCharacter | undefined {
-  if (!CANDIDATE.test(text)) return undefined;
-  for (let i = 0; i < text.length; i++) {
-    const unit = text.charCodeAt(i);
-    if (unit >= 0xd800 && unit <= 0xdbff) {
-      const next = text.charCodeAt(i + 1);
-      if (next >= 0xdc00 && next <= 0xdfff) {
-        i++; // a pair: one character outside the BMP (an emoji, a rare CJK character)
-        continue;
-      }
-      return { codePoint: unit, kind: 'surrogate' };
-    }
-    if (unit >= 0xdc00 && unit <= 0xdfff) return { codePoint: unit, kind: 'surrogate' };
-    if (unit === 0x0a || unit === 0x0d) {
-      if (!multiline) return { codePoint: unit, kind: 'line break' };
-      if (unit === 0x0a) continue;
-      if (text.charCodeAt(i + 1) === 0x0a) {
-        i++; // CR LF
-        continue;
-      }
-      return { codePoint: unit, kind: 'control' }; // a lone CR rewrites a line where it is shown
-    }
-    if (unit === 0x09) {
-      if (multiline) continue;
-      return { codePoint: unit, kind: 'tab' };
-    }
-    if (unit === 0x2028 || unit === 0x2029) {
-      if (multiline) continue;
-      return { codePoint: unit, kind: 'line break' };
-    }
-    const kind = kindOf(unit);
-    if (kind) return { codePoint: unit, kind };
+  for (const m of text.matchAll(HIDDEN)) {
+    const kind = KINDS[m.slice(1).findIndex(Boolean)] as HiddenCharacterKind;
+    const codePoint = m[0].charCodeAt(0);
+    if (multiline && kind === 'line break' && m[0] === '\r') return { codePoint, kind: 'control' };
+    if (!(multiline && (kind === 'line break' || kind === 'tab'))) return { codePoint, kind };
   }
   return undefined;
 }

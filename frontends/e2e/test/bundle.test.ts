@@ -1,8 +1,8 @@
 /**
  * The bundle budget, measured in Chromium on the real gateway (gzip, as sent): the JavaScript a
  * visitor loads before the sign-in screen shows, the signed-in frame before any remote, and what
- * the settings remote adds. The shell's first load must stay under 300 KB. The figures are
- * printed and written to frontends/e2e/screenshots/bundle-report.json.
+ * the settings remote adds. The shell's first load must stay under 310 KB (300 KB until issue 37:
+ * ADR 0008). The figures are printed and written to frontends/e2e/screenshots/bundle-report.json.
  */
 import { writeFileSync } from 'node:fs';
 import path from 'node:path';
@@ -11,7 +11,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { register, signIn } from './helpers.ts';
 import { newPerson, SCREENSHOTS_DIR, startWebStack, type WebStack } from './web-stack.ts';
 
-export const SHELL_BUDGET_BYTES = 300 * 1024;
+export const SHELL_BUDGET_BYTES = 310 * 1024;
 
 let web: WebStack;
 beforeAll(async () => {
@@ -41,7 +41,7 @@ async function measure(page: Page, run: () => Promise<void>) {
 const kb = (n: number) => Math.round((n / 1024) * 10) / 10;
 
 describe('bundle budget', () => {
-  it('keeps the shell under 300 KB gzip and loads remotes and their UI kit later', async () => {
+  it('keeps the shell under 310 KB gzip and loads remotes and their UI kit later', async () => {
     const person = newPerson('BPS');
     const { page } = await web.page();
     await register(page, person);

@@ -313,7 +313,11 @@ function people(options: {
 }
 
 describe('the weights of an estimate', () => {
-  it('adopts weights estimated from an index with duplicates across agencies, in order and near the fixed ones', async () => {
+  // An estimate over 2,103 records takes 10–30 s on 2 busy cores: more than the default 30 s limit
+  // leaves room for (the limit only ends a hang sooner).
+  it('adopts weights estimated from an index with duplicates across agencies, in order and near the fixed ones', {
+    timeout: 120_000,
+  }, async () => {
     // 1,500 people, 603 of them twice: 2,103 records, 1,206 of them with a match in another agency.
     const index = people({ persons: 1500, duplicates: 0.4 });
     expect(index.namedCount).toBe(2103);
