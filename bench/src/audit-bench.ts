@@ -268,6 +268,10 @@ function itemOf(d: Record<string, unknown>): AuditItem {
     organization: (d.organization as Organization | null | undefined) ?? null,
     recordIds: [...(d.recordIds as string[])],
     requestId: (d.requestId as string | null | undefined) ?? null,
+    // ADMIN's page also says where from, which service and the detail (issue 37).
+    clientAddress: (d.clientAddress as string | null | undefined) ?? null,
+    service: d.service as string,
+    ...(d.detail ? { detail: d.detail as AuditItem['detail'] } : {}),
   };
 }
 
@@ -488,7 +492,10 @@ export async function runAuditBench(options: AuditBenchOptions): Promise<AuditBe
   /** The page the store answered at first, straight on the collection. */
   const reference = async (spec: ReadSpec): Promise<AuditPage> => {
     const col = entries.collection;
-    const projection = { _id: 1, eventId: 1, action: 1, at: 1, userId: 1, organization: 1, recordIds: 1, requestId: 1 };
+    const projection = {
+      ...{ _id: 1, eventId: 1, action: 1, at: 1, userId: 1, organization: 1, recordIds: 1, requestId: 1 },
+      ...{ clientAddress: 1, service: 1, detail: 1 },
+    };
     const [docs, total] = await Promise.all([
       col.find(spec.filter, { projection }).sort({ _id: -1 }).skip(spec.offset).limit(PAGE).toArray(),
       col.countDocuments(spec.filter),
@@ -498,7 +505,7 @@ export async function runAuditBench(options: AuditBenchOptions): Promise<AuditBe
     // An agency's timeline names only the asked record, and shows another organization's entries as
     // that organization only (issue 34: no user id, no request id).
     const viewer = spec.user.organization;
-    const asSeen = (i: AuditItem): AuditItem =>
+    const asSeen = ({ clientAddress: _a, service: _s, detail: _d, ...i }: AuditItem): AuditItem =>
       i.organization === viewer
         ? { ...i, recordIds: [narrow as string] }
         : { ...i, recordIds: [narrow as string], userId: null, requestId: null };
