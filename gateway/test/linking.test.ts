@@ -1,4 +1,4 @@
-import { CHECK_MATCHES_MISSING_FIELDS } from '@nrad/contracts';
+import { CHECK_MATCHES_MISSING_FIELDS, LINKING_STATE_HEADER } from '@nrad/contracts';
 import { waitUntil } from '@nrad/infra/harness';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { signIn, startAuthStack } from './stack.ts';
@@ -97,12 +97,12 @@ describe('linking through the gateway', () => {
       incidentDate: '2025-02-14',
       caseAmount: '12500',
     };
-    // Indexed once its owner can read its links (not a NAMLC check: those count against the
-    // per-user limit of 30 a minute, which polling would reach).
-    await waitUntil(
-      'record indexed',
-      async () => (await police.agent.get(`/api/records/${a.id}/links`)).status === 200,
-    );
+    // Indexed once its owner can read its links and they are not "linking in progress" (not a
+    // NAMLC check: those count against the per-user limit of 30 a minute, which polling would reach).
+    await waitUntil('record indexed', async () => {
+      const res = await police.agent.get(`/api/records/${a.id}/links`);
+      return res.status === 200 && res.headers[LINKING_STATE_HEADER.toLowerCase()] !== 'pending';
+    });
     const matches: Array<{ id: string; organization: string; confidence: number }> = (
       await customs.agent.post('/api/records/check-namlc-matches').send(check).expect(200)
     ).body.matches;

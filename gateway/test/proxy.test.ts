@@ -146,13 +146,18 @@ describe('when a service fails', () => {
     });
     afterAll(() => close?.());
 
-    it('its 500 reaches the client as a generic message, without internals', async () => {
+    it('its failure reaches the client as a generic 503 with Retry-After, without internals', async () => {
       const res = await request(broken.server)
         .post('/api/auth/register')
         .set('x-forwarded-for', nextIp())
         .send(newUser());
-      expect(res.status).toBe(500);
-      expect(res.body).toEqual({ message: 'Internal server error', code: ERROR_CODES.internal });
+      // A store out of reach is the service being unavailable, not an error of the request (issue 37).
+      expect(res.status).toBe(503);
+      expect(res.headers['retry-after']).toBe('5');
+      expect(res.body).toEqual({
+        message: 'The service is temporarily unavailable. Please try again shortly.',
+        code: ERROR_CODES.unavailable,
+      });
       const health = await request(broken.server).get('/api/health').expect(503);
       expect(health.body.dependencies.auth).toBe('down');
     });

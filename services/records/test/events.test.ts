@@ -99,7 +99,8 @@ describe('records.* events on the RECORDS stream', () => {
 
   it('a change whose answer from the store was lost still has its events published soon, not at the next sweep', async () => {
     // The store applied the write and its answer never came (FerretDB killed between the two): the
-    // request fails, the relay retries the record as it would an unpublished event.
+    // request fails — 503 with Retry-After, the store out of reach (issue 37) — and the relay
+    // retries the record as it would an unpublished event.
     const h = await startRecords({ sweepMs: 3_600_000 });
     const repository = h.built.deps.records;
     const insert = repository.insert.bind(repository);
@@ -111,7 +112,8 @@ describe('records.* events on the RECORDS stream', () => {
     };
     const api = await h.as(userOf('BPS'));
     const body = recordBody();
-    await api.post('/api/records').send(body).expect(500);
+    const refused = await api.post('/api/records').send(body).expect(503);
+    expect(refused.headers['retry-after']).toBe('5');
     repository.insert = insert;
     await waitUntil('created event in the stream', async () =>
       (await readStream(h.bus, h.stream)).some((e) => e.type === 'created'),
@@ -127,7 +129,7 @@ describe('records.* events on the RECORDS stream', () => {
       .put(`/api/records/${created?.id}`)
       .set('If-Match', '"1"')
       .send(recordBody({ incidentNumber: body.incidentNumber, suspectName: 'Lost Answer' }))
-      .expect(500);
+      .expect(503);
     repository.updateAtVersion = update;
     await waitUntil('updated event in the stream', async () =>
       (await readStream(h.bus, h.stream)).some((e) => e.type === 'updated'),
