@@ -1,6 +1,7 @@
-import { generateKeyPairSync, randomBytes } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
+import { newIdentityKeyPair as newKeyPair } from '@nrad/service-kit';
 import { isNatsPassword, NATS_USERS, type NatsUser, newNatsPassword } from './nats.ts';
 
 /**
@@ -26,13 +27,8 @@ export interface LocalSecrets {
   adminPassword: string;
 }
 
-function newKeyPair(): IdentityKeyPair {
-  const { privateKey, publicKey } = generateKeyPairSync('ed25519');
-  return {
-    privateKey: privateKey.export({ format: 'der', type: 'pkcs8' }).toString('base64url'),
-    publicKey: publicKey.export({ format: 'der', type: 'spki' }).toString('base64url'),
-  };
-}
+/** A password of 24 random bytes, as text safe in a URL (Redis's, a session key). */
+export const newPassword = () => randomBytes(24).toString('base64url');
 
 /** A key pair for every signer. */
 export function newIdentityKeySet(): LocalSecrets['identityKeys'] {
@@ -59,7 +55,6 @@ export function loadOrCreateSecrets(dataDir: string): LocalSecrets {
   const identityKeys = Object.fromEntries(
     IDENTITY_SIGNERS.map((name) => [name, stored.identityKeys?.[name] ?? newKeyPair()]),
   ) as LocalSecrets['identityKeys'];
-  const password = () => randomBytes(24).toString('base64url');
   const natsPasswords = Object.fromEntries(
     NATS_USERS.map((user) => {
       const kept = stored.natsPasswords?.[user];
@@ -69,7 +64,7 @@ export function loadOrCreateSecrets(dataDir: string): LocalSecrets {
   const secrets: LocalSecrets = {
     identityKeys,
     natsPasswords,
-    redisPassword: stored.redisPassword ?? password(),
+    redisPassword: stored.redisPassword ?? newPassword(),
     sessionSecret: stored.sessionSecret ?? randomBytes(32).toString('base64url'),
     adminPassword: stored.adminPassword ?? randomBytes(12).toString('base64url'),
   };

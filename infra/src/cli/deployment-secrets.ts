@@ -4,18 +4,16 @@
  * signer's identity key (its private key to that part alone, IDENTITY_PUBLIC_KEYS to every
  * service), each part's NATS password and Redis's. Nothing is written to disk.
  */
-import { randomBytes } from 'node:crypto';
 import { NATS_USERS, natsPasswordVariable, newNatsPassword } from '../nats.ts';
-import { IDENTITY_SIGNERS, newIdentityKeySet, publicKeysOf } from '../secrets.ts';
+import { IDENTITY_SIGNERS, newIdentityKeySet, newPassword, publicKeysOf } from '../secrets.ts';
 
 const keys = newIdentityKeySet();
-const password = () => randomBytes(24).toString('base64url');
 const lines = [
   '# NRAD deployment secrets. Keep them secret; give each part only its own.',
   `IDENTITY_PUBLIC_KEYS=${publicKeysOf({ identityKeys: keys })}`,
   ...IDENTITY_SIGNERS.map((name) => `${name.toUpperCase()}_IDENTITY_PRIVATE_KEY=${keys[name].privateKey}`),
   ...NATS_USERS.map((user) => `${natsPasswordVariable(user)}=${newNatsPassword()}`),
-  `REDIS_PASSWORD=${password()}`,
-  `SESSION_SECRET=${password()}`,
+  `REDIS_PASSWORD=${newPassword()}`,
+  `SESSION_SECRET=${newPassword()}`,
 ];
 process.stdout.write(`${lines.join('\n')}\n`);

@@ -1,6 +1,6 @@
 import { createHash, createPrivateKey, createPublicKey, generateKeyPairSync, type KeyObject } from 'node:crypto';
 import { IDENTITY_HEADER, type Identity, IdentitySchema, type UserIdentity } from '@nrad/contracts';
-import { decodeProtectedHeader, type JWTPayload, jwtVerify, SignJWT } from 'jose';
+import { decodeJwt, decodeProtectedHeader, type JWTPayload, jwtVerify, SignJWT } from 'jose';
 import type { Middleware } from 'koa';
 import { forbidden, unauthenticated } from './errors.ts';
 import { requestContext } from './logger.ts';
@@ -179,7 +179,7 @@ export async function fetchAs(
 async function verified(token: string, keys: IdentityKeys, audience: string) {
   const { alg } = decodeProtectedHeader(token);
   if (alg !== ALG) throw new Error('not an EdDSA token');
-  const { iss } = JSON.parse(Buffer.from(token.split('.')[1] ?? '', 'base64url').toString('utf8')) as JWTPayload;
+  const { iss } = decodeJwt(token);
   const key = typeof iss === 'string' ? keys.get(iss) : undefined;
   if (!key || iss === undefined) throw new Error('unknown issuer');
   const { payload } = await jwtVerify(token, key, { issuer: iss, audience, algorithms: [ALG], clockTolerance: 5 });
@@ -203,19 +203,14 @@ export async function verifyIdentity(token: string, keys: IdentityKeys): Promise
   if (payload.on === undefined) return { identity, caller: issuer };
   if (typeof payload.on !== 'string') throw new Error('a proof is a token');
   const proof = payload.on;
-  const proofAudience = decodeAudience(proof);
+  const { aud: proofAudience } = decodeJwt(proof);
   if (proofAudience !== AUDIENCE && proofAudience !== grantAudience(issuer))
     throw new Error('not this service’s grant');
-  const inner = await verified(proof, keys, proofAudience);
+  const inner = await verified(proof, keys, proofAudience as string);
   if (inner.issuer !== GATEWAY_ISSUER) throw new Error('only the gateway vouches for a user');
   const user = IdentitySchema.parse(inner.payload.id);
   if (user.kind !== 'user') throw new Error('a proof is for a user');
   return { identity: user, caller: issuer };
-}
-
-function decodeAudience(token: string): string | undefined {
-  const { aud } = JSON.parse(Buffer.from(token.split('.')[1] ?? '', 'base64url').toString('utf8')) as JWTPayload;
-  return typeof aud === 'string' ? aud : undefined;
 }
 
 /**
