@@ -224,6 +224,12 @@ export const LIMITS_OFF: Record<string, string> = {
 };
 
 /**
+ * Each agency's limits on uploads turned off with the gateway's (issue 37: jobs waiting at once,
+ * MB a day): the load test's users upload dozens of files a minute per agency.
+ */
+export const UPLOAD_LIMITS_OFF: Record<string, string> = { INGEST_MAX_QUEUED_JOBS: '0', INGEST_MAX_MB_PER_DAY: '0' };
+
+/**
  * Brings the whole system up as `npm start` does, from its bundles, in a throwaway data directory
  * with the gateway on a free port; both are undone by `cleanup`. `beforeServices` runs once the
  * stores are up and no service has started yet (on the first start only).
@@ -234,7 +240,10 @@ export async function startBenchSystem(
     readyTimeoutMs?: number;
     /** More variables of a service by name (its settings as a benchmark wants them). */
     serviceEnv?: Record<string, Record<string, string>>;
-    /** The gateway's per-user limits: off (LIMITS_OFF, the default) or as `npm start` has them. */
+    /**
+     * The gateway's per-user limits and the agencies' upload limits: off (LIMITS_OFF,
+     * UPLOAD_LIMITS_OFF; the default) or as `npm start` has them.
+     */
     userLimits?: 'off' | 'default';
     /** How long each part of the first start took to get ready (SystemOptions.onReady). */
     onReady?: (part: string, ms: number) => void;
@@ -244,6 +253,7 @@ export async function startBenchSystem(
   const serviceEnv = {
     ...context.serviceEnv,
     gateway: { ...(context.userLimits === 'default' ? {} : LIMITS_OFF), ...context.serviceEnv?.gateway },
+    ingest: { ...(context.userLimits === 'default' ? {} : UPLOAD_LIMITS_OFF), ...context.serviceEnv?.ingest },
   };
   for (const entry of [...SERVICES.map((s) => s.entry), 'gateway/dist/main.js']) {
     if (!existsSync(path.join(REPO_ROOT, entry))) throw new Error(`${entry} is missing: run npm run build first`);

@@ -19,6 +19,7 @@ describe('bench:ingest', () => {
         seed: 3,
         invalidPercent: 5,
         nearPercent: 5,
+        secondRows: 30,
         env,
         log: () => {},
         cleanup,
@@ -41,9 +42,14 @@ describe('bench:ingest', () => {
         expect(Number.isFinite(ms)).toBe(true);
       }
       expect(report.workerPeakRss).toBeGreaterThan(0);
+      // Another agency's upload sent while the first was processed (issue 37).
+      expect(report.second).toMatchObject({ rows: 30, created: 30, acceptedStatus: 202 });
+      expect(report.second?.acceptedMs).toBeGreaterThan(0);
+      expect(report.second?.polls.length).toBeGreaterThan(0);
       const text = formatIngestReport(report);
       expect(text).toMatch(/^Machine: .+\nStore: +FerretDB/);
       expect(text).toContain('end to end ÷ parse:');
+      expect(text).toContain('Second agency (FIA), 30 rows');
     } finally {
       await cleanup.run();
     }

@@ -66,18 +66,23 @@ export type BatchUploadAccepted = z.infer<typeof BatchUploadAcceptedSchema>;
 /** Rows the records service imports per request at most. */
 export const RECORD_IMPORT_MAX_ITEMS = 4000;
 
+const ImportItemSchema = z.object({ key: z.string().min(1).max(200), body: z.unknown() });
+
 /**
  * `POST /internal/records/import` (records service; service identity, never routed by the
  * gateway): create records for `owner` as its single create would, each with its `records.created`
  * event. `key` makes a row's import idempotent: the same key never creates a second record.
+ * `check` are rows the ingest worker already refused (a cell it could not read, a number repeated
+ * in the file): they are only checked, never created, so that the result lists every problem of a
+ * row at once (issue 37). A request has items, rows to check, or both.
  */
-export const RecordImportRequestSchema = z.object({
-  owner: IdentitySchema.options[0],
-  items: z
-    .array(z.object({ key: z.string().min(1).max(200), body: z.unknown() }))
-    .min(1)
-    .max(RECORD_IMPORT_MAX_ITEMS),
-});
+export const RecordImportRequestSchema = z
+  .object({
+    owner: IdentitySchema.options[0],
+    items: z.array(ImportItemSchema).max(RECORD_IMPORT_MAX_ITEMS),
+    check: z.array(ImportItemSchema).max(RECORD_IMPORT_MAX_ITEMS).optional(),
+  })
+  .refine((r) => r.items.length + (r.check?.length ?? 0) > 0, { message: 'items: nothing to import or check' });
 export type RecordImportRequest = z.infer<typeof RecordImportRequestSchema>;
 
 export const RECORD_IMPORT_OUTCOMES = ['created', 'existed', 'invalid', 'taken'] as const;
@@ -95,7 +100,18 @@ export const RecordImportOutcomeSchema = z.object({
 });
 export type RecordImportOutcome = z.infer<typeof RecordImportOutcomeSchema>;
 
-export const RecordImportResponseSchema = z.object({ results: z.array(RecordImportOutcomeSchema) });
+/** A row of `check`: each of its problems as a single create would list them (none: it is valid). */
+export const RecordCheckOutcomeSchema = z.object({
+  key: z.string(),
+  errors: z.array(z.object({ field: z.string(), message: z.string() })),
+});
+export type RecordCheckOutcome = z.infer<typeof RecordCheckOutcomeSchema>;
+
+/** Each item's outcome in order; `checked`, each row of `check` in order (absent when none was sent). */
+export const RecordImportResponseSchema = z.object({
+  results: z.array(RecordImportOutcomeSchema),
+  checked: z.array(RecordCheckOutcomeSchema).optional(),
+});
 export type RecordImportResponse = z.infer<typeof RecordImportResponseSchema>;
 
 /** Rows one import plan names at most (an upload's rows, INGEST_MAX_ROWS, cannot be more). */

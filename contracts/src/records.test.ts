@@ -6,6 +6,7 @@ import {
   RecordEventSchema,
   RecordSearchSchema,
   RecordUpdateSchema,
+  recordInputProblems,
   recordSubject,
   retryTimeText,
   UpdateDropdownOptionsSchema,
@@ -30,6 +31,39 @@ describe('record update', () => {
     }
     expect(RecordUpdateSchema.safeParse({ ...fields, version: 0 }).success).toBe(false);
     expect(RecordUpdateSchema.safeParse({ ...fields, suspectDob: '2021-01-01' }).success).toBe(false);
+  });
+});
+
+describe('every problem of a record input at once (issue 37)', () => {
+  const problems = (body: unknown) => {
+    const checked = recordInputProblems(body);
+    return 'errors' in checked ? checked.errors : [];
+  };
+
+  it('answers the input when it is valid, as the schema does', () => {
+    expect(recordInputProblems(fields)).toEqual({ input: expect.objectContaining({ country: 'Bermuda' }) });
+  });
+
+  it('checks the rules between valid fields while another field fails', () => {
+    // The schema alone names only the amount: zod runs the rules on a valid object only.
+    expect(problems({ ...fields, caseAmount: 'lots', suspectDob: '2999-01-01' })).toEqual([
+      { field: 'caseAmount', message: expect.stringMatching(/amount/) },
+      { field: 'suspectDob', message: 'must not be in the future' },
+      { field: 'suspectDob', message: 'must be before the incident date' },
+    ]);
+    expect(problems({ ...fields, suspectName: '', country: 'France', crimeSubtype: 'Phishing' })).toEqual([
+      { field: 'suspectName', message: 'Suspect name is required' },
+      { field: 'crimeSubtype', message: 'needs a crime type' },
+      { field: 'country', message: 'must be Bermuda when there is no international nexus' },
+    ]);
+  });
+
+  it('leaves out a rule whose fields are not all valid, and tells which fields are', () => {
+    const checked = recordInputProblems({ ...fields, internationalNexus: 'maybe', country: 'France', crimeType: 'x' });
+    expect('errors' in checked && checked.errors.map((e) => e.field)).toEqual(['internationalNexus', 'crimeType']);
+    expect('valid' in checked && checked.valid).toMatchObject({ sourceOfRecord: 'Other', country: 'France' });
+    expect('valid' in checked && Object.hasOwn(checked.valid, 'internationalNexus')).toBe(false);
+    expect(problems(null)).toEqual([{ field: '', message: expect.any(String) }]);
   });
 });
 

@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { DateOnlySchema, latestAllowedDate, MoneySchema, ObjectIdSchema } from './common.ts';
 import { COUNTRIES, DEFAULT_COUNTRY } from './countries.ts';
 import { CrimeTypeSchema, isSubtypeOf } from './crime-types.ts';
+import { fieldErrors } from './errors.ts';
 import { NamlcOrganizationSchema, OrganizationSchema } from './organizations.ts';
 import { type SafeTextOptions, safeText } from './text.ts';
 
@@ -50,34 +51,49 @@ export const RecordFieldsSchema = z.strictObject({
 });
 
 type RecordFields = z.output<typeof RecordFieldsSchema>;
+type RecordField = keyof RecordFields;
 
-/** Rules that relate fields to each other (SPEC §3, §5, §9). */
-function checkRecordRules(r: RecordFields, ctx: z.RefinementCtx) {
+/**
+ * Rules that relate fields to each other (SPEC §3, §5, §9). `has` tells which fields hold a valid
+ * value: a rule is checked only when every field it relates does (always, for a whole record).
+ */
+function recordRuleIssues(
+  r: Partial<RecordFields>,
+  has: (field: RecordField) => boolean,
+): Array<{ field: RecordField; message: string }> {
+  const issues: Array<{ field: RecordField; message: string }> = [];
   const latest = latestAllowedDate();
-  if (r.suspectDob > latest) {
-    ctx.addIssue({ code: 'custom', path: ['suspectDob'], message: 'must not be in the future' });
+  const dob = has('suspectDob') ? r.suspectDob : undefined;
+  const incident = has('incidentDate') ? r.incidentDate : undefined;
+  if (dob !== undefined && dob > latest) issues.push({ field: 'suspectDob', message: 'must not be in the future' });
+  if (incident !== undefined && incident > latest) {
+    issues.push({ field: 'incidentDate', message: 'must not be in the future' });
   }
-  if (r.incidentDate > latest) {
-    ctx.addIssue({ code: 'custom', path: ['incidentDate'], message: 'must not be in the future' });
+  if (dob !== undefined && incident !== undefined && dob >= incident) {
+    issues.push({ field: 'suspectDob', message: 'must be before the incident date' });
   }
-  if (r.suspectDob >= r.incidentDate) {
-    ctx.addIssue({ code: 'custom', path: ['suspectDob'], message: 'must be before the incident date' });
+  if (has('crimeSubtype') && has('crimeType')) {
+    if (r.crimeSubtype && !r.crimeType) {
+      issues.push({ field: 'crimeSubtype', message: 'needs a crime type' });
+    } else if (r.crimeSubtype && r.crimeType && !isSubtypeOf(r.crimeType, r.crimeSubtype)) {
+      issues.push({ field: 'crimeSubtype', message: `"${r.crimeSubtype}" is not a subtype of ${r.crimeType}` });
+    }
   }
-  if (r.crimeSubtype && !r.crimeType) {
-    ctx.addIssue({ code: 'custom', path: ['crimeSubtype'], message: 'needs a crime type' });
-  } else if (r.crimeSubtype && r.crimeType && !isSubtypeOf(r.crimeType, r.crimeSubtype)) {
-    ctx.addIssue({
-      code: 'custom',
-      path: ['crimeSubtype'],
-      message: `"${r.crimeSubtype}" is not a subtype of ${r.crimeType}`,
-    });
+  if (
+    has('internationalNexus') &&
+    has('country') &&
+    !r.internationalNexus &&
+    r.country &&
+    r.country.toLowerCase() !== DEFAULT_COUNTRY.toLowerCase()
+  ) {
+    issues.push({ field: 'country', message: `must be ${DEFAULT_COUNTRY} when there is no international nexus` });
   }
-  if (!r.internationalNexus && r.country && r.country.toLowerCase() !== DEFAULT_COUNTRY.toLowerCase()) {
-    ctx.addIssue({
-      code: 'custom',
-      path: ['country'],
-      message: `must be ${DEFAULT_COUNTRY} when there is no international nexus`,
-    });
+  return issues;
+}
+
+function checkRecordRules(r: RecordFields, ctx: z.RefinementCtx) {
+  for (const { field, message } of recordRuleIssues(r, () => true)) {
+    ctx.addIssue({ code: 'custom', path: [field], message });
   }
 }
 
@@ -87,6 +103,40 @@ const withDefaults = <T extends RecordFields>(r: T) => ({ ...r, country: r.count
 /** `POST /api/records`: the record fields, checked field by field and across fields. */
 export const RecordInputSchema = RecordFieldsSchema.superRefine(checkRecordRules).transform(withDefaults);
 export type RecordInput = z.output<typeof RecordInputSchema>;
+
+/**
+ * A record input checked with every problem listed at once (a batch upload's row, issue 37): the
+ * input when it is valid; else each field's problems, and those of the rules between fields whose
+ * fields are valid — which the schema leaves unchecked while any field fails (zod runs an object's
+ * refinements only on a valid object), so a row with a bad amount and a date of birth in the
+ * future is told both at once. `valid` holds the fields that are valid on their own (the records
+ * service checks the option lists on them). A problem of the whole input has the field "".
+ */
+export function recordInputProblems(
+  body: unknown,
+):
+  | { input: RecordInput }
+  | { errors: Array<{ field: string; message: string }>; valid: Partial<Record<RecordField, unknown>> } {
+  const parsed = RecordInputSchema.safeParse(body);
+  if (parsed.success) return { input: parsed.data };
+  const errors = fieldErrors(parsed.error);
+  const valid: Partial<Record<RecordField, unknown>> = {};
+  if (typeof body !== 'object' || body === null || Array.isArray(body)) return { errors, valid };
+  const given = body as Record<string, unknown>;
+  for (const field of Object.keys(RecordFieldsSchema.shape) as RecordField[]) {
+    const value = Object.hasOwn(given, field) ? given[field] : undefined;
+    const one = RecordFieldsSchema.shape[field].safeParse(value);
+    if (one.success) valid[field] = one.data;
+  }
+  const has = (field: RecordField) => Object.hasOwn(valid, field);
+  const seen = new Set(errors.map((e) => `${e.field}\u0000${e.message}`));
+  for (const issue of recordRuleIssues(valid as Partial<RecordFields>, has)) {
+    if (seen.has(`${issue.field}\u0000${issue.message}`)) continue;
+    seen.add(`${issue.field}\u0000${issue.message}`);
+    errors.push(issue);
+  }
+  return { errors, valid };
+}
 
 /**
  * `PUT /api/records/{id}`: the full set of record fields (a field left out is cleared or takes its

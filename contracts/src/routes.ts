@@ -609,6 +609,11 @@ export const routes = {
       responses: {
         200: json('The upload, done', BatchUploadResultSchema),
         202: json('Accepted: follow the job', BatchUploadAcceptedSchema, { location: 'The job' }),
+        413: { description: 'The file, unpacked, or a sheet’s cells over the limits' },
+        429: {
+          description:
+            'The agency’s uploads waiting, or MB of the last 24 hours, at the limit (Retry-After when known)',
+        },
       },
     }),
     job: route({

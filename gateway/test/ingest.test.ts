@@ -49,4 +49,31 @@ describe('batch upload through the gateway', () => {
     await customs.agent.get(`/api/ingest/jobs/${jobId}`).expect(404);
     await request(gw.server).get('/api/records/template').expect(401);
   });
+  it('passes an agency’s 429 for its upload limits through unchanged (issue 37)', async () => {
+    const customs = await signIn(gw.server, { organization: 'CUS' });
+    const rows = [
+      ['Incident Number', 'Suspect Name', 'Suspect Date of Birth', 'Incident Date', 'Case Amount'],
+      ['GW-LIMIT-1', 'Ann Lee', '1980-01-01', '2020-01-01', 1],
+    ];
+    const wb = XLSX.utils.book_new();
+    XLSX.utils.book_append_sheet(wb, XLSX.utils.aoa_to_sheet(rows), 'Records');
+    const file = XLSX.write(wb, { type: 'buffer', bookType: 'xlsx' }) as Buffer;
+    // Sent at once: the ingest service takes 3 of an agency's uploads waiting or under way (its
+    // default), and the first job is not done before the others are checked.
+    const answers = await Promise.all(
+      Array.from({ length: 6 }, () =>
+        customs.agent.post('/api/records/batch-upload?async=1').attach('file', file, 'limits.xlsx'),
+      ),
+    );
+    expect(answers.map((a) => a.status).filter((status) => status !== 202 && status !== 429)).toEqual([]);
+    const refused = answers.filter((a) => a.status === 429);
+    expect(refused.length).toBeGreaterThan(0);
+    for (const answer of refused) {
+      expect(answer.body).toEqual({
+        code: 'RATE_LIMITED',
+        message:
+          'Your agency already has 3 uploads waiting or being processed, the most it may have at once. Try again when one of them has finished.',
+      });
+    }
+  });
 });

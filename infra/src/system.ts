@@ -21,6 +21,8 @@ interface Shared extends InfraUrls {
   openAi: Record<string, string>;
   /** The operator's INCIDENT_PROBE_* variables (the records service's budget of probes, ADR 0015). */
   probes: Record<string, string>;
+  /** The operator's INGEST_* budgets and limits (the ingest service's, ADR 0011). */
+  ingest: Record<string, string>;
 }
 
 /** The variables of the report service's model, as the operator set them. */
@@ -34,6 +36,16 @@ export const OPENAI_VARIABLES = [
 
 /** The variables of the records service's budget of incident-number probes (ADR 0015), as the operator set them. */
 export const INCIDENT_PROBE_VARIABLES = ['INCIDENT_PROBE_LIMIT', 'INCIDENT_PROBE_WINDOW_MINUTES'] as const;
+
+/** The ingest service's budgets of a job and limits of an agency (ADR 0011, issue 37), as the operator set them. */
+export const INGEST_LIMIT_VARIABLES = [
+  'INGEST_MAX_CELLS',
+  'INGEST_JOB_MEMORY_MB',
+  'INGEST_JOB_TIMEOUT_SECONDS',
+  'INGEST_KEEP_HOURS',
+  'INGEST_MAX_QUEUED_JOBS',
+  'INGEST_MAX_MB_PER_DAY',
+] as const;
 
 /**
  * The deployables `npm start` runs, in start order (the gateway last). Each later service adds an
@@ -96,7 +108,7 @@ export const SERVICES: ReadonlyArray<{
   {
     name: 'ingest',
     entry: 'services/ingest/dist/main.js',
-    // The worker collects a workbook's garbage once it is read (services/ingest use-cases/uploads.ts).
+    // A job's parse thread collects a workbook's garbage once it is read (services/ingest jobs/parse-worker.ts).
     nodeOptions: ['--expose-gc'],
     env: (s, urls) => ({
       MONGO_URL: s.mongoUrl,
@@ -105,6 +117,7 @@ export const SERVICES: ReadonlyArray<{
       RECORDS_URL: urls.RECORDS_URL as string,
       IDENTITY_PUBLIC_KEYS: s.publicKeys,
       IDENTITY_PRIVATE_KEY: s.privateKeys.ingest,
+      ...s.ingest,
     }),
   },
   {
@@ -293,6 +306,9 @@ export async function startSystem(options: SystemOptions): Promise<RunningSystem
     ),
     probes: Object.fromEntries(
       INCIDENT_PROBE_VARIABLES.flatMap((name) => (options.env?.[name] ? [[name, options.env[name] as string]] : [])),
+    ),
+    ingest: Object.fromEntries(
+      INGEST_LIMIT_VARIABLES.flatMap((name) => (options.env?.[name] ? [[name, options.env[name] as string]] : [])),
     ),
   };
 

@@ -33,6 +33,35 @@ export const IngestConfigSchema = z.object({
   INGEST_MAX_ROWS: count(100_000),
   /** Longest text of one cell. */
   INGEST_MAX_CELL_CHARS: count(10_000),
+  /**
+   * Most cells (rows × columns of the sheets) in one file, checked before it is parsed (issue 37):
+   * 100,000 rows of the template's 15 columns and 5 more. Parsing costs by cells, not bytes: a 0.6
+   * MB file held 10,000,000 cells that took SheetJS 90–100 s and 1.37 GB.
+   */
+  INGEST_MAX_CELLS: count(2_000_000),
+  /**
+   * The V8 heap (old generation) a job's file may take to read, in MB: the worker thread reading it
+   * is stopped beyond, and the file refused. A 100,000-row file of the template needs about 250.
+   */
+  INGEST_JOB_MEMORY_MB: z.coerce.number().int().min(32).max(8192).default(512),
+  /**
+   * How long a job's file may take to read (the worker thread is stopped, the file refused), in
+   * seconds; a fraction is allowed. A 100,000-row file of the template takes 10–25 s on 2 cores.
+   */
+  INGEST_JOB_TIMEOUT_SECONDS: z.coerce.number().positive().max(3600).default(120),
+  /**
+   * How long an uploaded file is kept for a retry of its job, in hours: the file of an ended job is
+   * deleted at once, that of a failed job (or one that never ended) this long after its last move.
+   */
+  INGEST_KEEP_HOURS: z.coerce
+    .number()
+    .positive()
+    .max(24 * 365)
+    .default(24),
+  /** Uploads one agency may have queued or being processed at once (issue 37; 0: no limit). */
+  INGEST_MAX_QUEUED_JOBS: z.coerce.number().int().min(0).default(3),
+  /** MB one agency may upload in 24 hours (0: no limit): ten files of the largest size. */
+  INGEST_MAX_MB_PER_DAY: z.coerce.number().int().min(0).default(250),
   /** How long `POST /api/records/batch-upload` waits for its job before answering 202 `{jobId}`. */
   INGEST_WAIT_SECONDS: env.seconds(60),
   /** Jobs one worker runs at once. */

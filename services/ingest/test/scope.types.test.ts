@@ -14,6 +14,12 @@ function unscoped(store: UploadStore) {
   void store.file('u');
   // @ts-expect-error progress takes a Scope
   void store.progress('u', { state: 'failed' });
+  // @ts-expect-error deleting the file takes a Scope
+  void store.deleteFile('u');
+  // @ts-expect-error an agency's jobs under way take a Scope
+  void store.activeCount();
+  // @ts-expect-error the sweep of kept files takes a Scope
+  void store.sweep(new Date());
   // @ts-expect-error an object literal claiming every agency is not a Scope
   void store.get({ kind: 'all' }, 'u');
 }

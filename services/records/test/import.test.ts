@@ -42,7 +42,7 @@ describe('internal import (the ingest worker creates a batch upload’s rows thr
     const first = await importAs(ingest, { owner: bps, items }, 200);
     expect(outcomesOf(first)).toEqual([
       [`${upload}:2`, 'created', []],
-      [`${upload}:3`, 'invalid', ['suspectDob', 'suspectDob']],
+      [`${upload}:3`, 'invalid', ['suspectDob', 'suspectDob', 'sourceOfRecord']],
       [`${upload}:4`, 'taken', ['incidentNumber']],
       [`${upload}:5`, 'taken', ['incidentNumber']],
     ]);
@@ -114,6 +114,50 @@ describe('internal import (the ingest worker creates a batch upload’s rows thr
       { field: 'sourceOfRecord', message: 'must be one of the Source of Record options' },
       { field: 'country', message: 'must be one of the country options' },
     ]);
+  });
+
+  it('lists every problem of a row at once, and only checks the rows of `check` (issue 37)', async () => {
+    const upload = `chk-${Date.now()}`;
+    const fields = (errors?: Array<{ field: string }>) => errors?.map((e) => e.field);
+    // A row the ingest worker refused (its Yes/No cell could not be read, so the field is missing).
+    const { internationalNexus: _unread, ...withoutNexus } = recordBody({ sourceOfRecord: 'Rumour' });
+    const res = await importAs(
+      ingest,
+      {
+        owner: bps,
+        // A bad amount, a date of birth in the future and a source not in the list: all at once.
+        items: [
+          {
+            key: `${upload}:2`,
+            body: recordBody({ caseAmount: 'lots', suspectDob: '2999-01-01', sourceOfRecord: 'Rumour' }),
+          },
+        ],
+        check: [
+          { key: `${upload}:3`, body: withoutNexus },
+          { key: `${upload}:4`, body: recordBody() },
+        ],
+      },
+      200,
+    );
+    expect(res.body.results.map((r: RecordImportOutcome) => [r.outcome, fields(r.errors)])).toEqual([
+      ['invalid', ['caseAmount', 'suspectDob', 'suspectDob', 'sourceOfRecord']],
+    ]);
+    expect(res.body.checked).toEqual([
+      {
+        key: `${upload}:3`,
+        errors: [
+          { field: 'internationalNexus', message: 'International nexus must be true or false' },
+          { field: 'sourceOfRecord', message: 'must be one of the Source of Record options' },
+        ],
+      },
+      { key: `${upload}:4`, errors: [] },
+    ]);
+    // Rows to check alone make a request; none of these rows is created.
+    const alone = await importAs(ingest, { owner: bps, items: [], check: [{ key: `${upload}:5`, body: {} }] }, 200);
+    expect(alone.body.results).toEqual([]);
+    expect(fields(alone.body.checked[0].errors)).toContain('incidentNumber');
+    const ids = [2, 3, 4, 5].map((row) => importedRecordId(`${upload}:${row}`));
+    expect(await h.built.deps.records.existingIds(ids)).toEqual([]);
   });
 
   it('answers only service callers, and refuses a malformed request', async () => {

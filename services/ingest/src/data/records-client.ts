@@ -20,14 +20,16 @@ import {
 /** What the ingest service asks of the records service. */
 export interface RecordsApi {
   /**
-   * Creates rows as the uploader (idempotent by item key); outcomes in the items' order. The upload
-   * request's id goes along (X-Request-Id), so the records service's audit events name it.
+   * Creates rows as the uploader (idempotent by item key); outcomes in the items' order. Rows of
+   * `check` are only checked, never created: their problems in `checked`. The upload request's id
+   * goes along (X-Request-Id), so the records service's audit events name it.
    */
   importRows(
     owner: UserIdentity,
     items: RecordImportRequest['items'],
     requestId?: string | null,
-  ): Promise<RecordImportResponse['results']>;
+    check?: RecordImportRequest['items'],
+  ): Promise<RecordImportResponse>;
   /**
    * Where an upload must stop, asked once before its rows are imported (docs/adr/0015): the rows
    * it will send with their incident numbers, in row order. The same upload's plan asked again is
@@ -59,14 +61,14 @@ export function recordsClient(baseUrl: string, signer: IdentitySigner, timeoutMs
   };
   const self: Caller = { kind: 'self' };
   return {
-    async importRows(owner, items, requestId) {
-      const body = JSON.stringify({ owner, items } satisfies RecordImportRequest);
+    async importRows(owner, items, requestId, check) {
+      const body = JSON.stringify({ owner, items, ...(check?.length ? { check } : {}) } satisfies RecordImportRequest);
       const answer = await call('/internal/records/import', self, {
         method: 'POST',
         body,
         ...(requestId ? { headers: { [REQUEST_ID_HEADER]: requestId } } : {}),
       });
-      return RecordImportResponseSchema.parse(answer).results;
+      return RecordImportResponseSchema.parse(answer);
     },
     async planImport(owner, uploadId, rows, requestId) {
       const body = JSON.stringify({ owner, uploadId, rows } satisfies RecordImportPlanRequest);

@@ -9,9 +9,14 @@
  * inflater grow without bound). So each part that passes is then inflated once with its declared
  * size as a hard cap on the output, and must come out exactly that size: a part that lies about its
  * size is refused after at most that many bytes, and what SheetJS later unpacks is never more than
- * the declared total, which the limit bounds.
+ * the declared total, which the limit bounds. The parts are unpacked as streams by zlib's threads,
+ * a chunk at a time, so the service's event loop and memory are not held by a large file (issue 37).
+ *
+ * Bytes do not bound the cells, though: a sheet's `<dimension>` (rows × columns) passing `maxCells`
+ * is refused here too, from the sheet's first bytes; the worker counts the cells themselves before
+ * parsing (cell-count.ts), as a dimension may be missing or false.
  */
-import { inflateRawSync } from 'node:zlib';
+import { createInflateRaw } from 'node:zlib';
 import {
   BATCH_UPLOAD_MESSAGES,
   ERROR_CODES,
@@ -20,6 +25,7 @@ import {
   workbookKindOfName,
 } from '@nrad/contracts';
 import { CFB } from 'xlsx';
+import { declaredSpan, type SheetSpan } from './cell-count.ts';
 
 /** The two kinds of workbook SPEC §5 accepts, named by their file extension. */
 
@@ -29,6 +35,8 @@ export interface UploadLimits {
   maxBytes: number;
   /** Sum of the sizes of an .xlsx's parts once unpacked. */
   maxUncompressedBytes: number;
+  /** Cells (rows × columns) the sheets of an .xlsx may declare in all. */
+  maxCells: number;
 }
 
 /** More parts than any workbook of records has; a directory this long is not a spreadsheet. */
@@ -71,10 +79,14 @@ export const UPLOAD_MESSAGES = {
   unpacksTooLarge: (maxBytes: number) =>
     `The workbook is too large once unpacked (more than ${megabytes(maxBytes)}); split it into smaller files.`,
   tooManyParts: `The file is not a valid Excel workbook: it holds more than ${MAX_ZIP_ENTRIES.toLocaleString('en-US')} parts.`,
+  tooManyCells: (maxCells: number, span?: SheetSpan) =>
+    `The workbook has more than ${count(maxCells)} cells${span ? ` (a sheet spans ${count(span.rows)} rows × ${count(span.columns)} columns)` : ''}; delete the rows and columns that are not records or split it into smaller files.`,
 } as const;
 
+const count = (n: number) => n.toLocaleString('en-US');
+
 /** 26214400 → "25 MB"; 1572864 → "1.5 MB". */
-function megabytes(bytes: number): string {
+export function megabytes(bytes: number): string {
   const mb = bytes / (1024 * 1024);
   return `${Number.isInteger(mb) ? mb : Number(mb.toFixed(1))} MB`;
 }
@@ -82,12 +94,10 @@ function megabytes(bytes: number): string {
 const refuse = (message: string, code: ErrorCode = ERROR_CODES.validation) => new UploadRefused(code, message);
 
 /**
- * Checks an uploaded file and tells which kind of workbook it is, or throws `UploadRefused`
- * (checked in this order): no file, a name not ending in .xlsx/.xls, an empty or too large file,
- * content that is not what the name says, a password-protected workbook, an .xlsx that is damaged
- * or unpacks beyond `maxUncompressedBytes`.
+ * The checks of the file's name and size alone (no file, a name not ending in .xlsx/.xls, an empty
+ * or too large file): its kind, or `UploadRefused`.
  */
-export function checkUpload(name: string | undefined, bytes: Uint8Array, limits: UploadLimits): WorkbookKind {
+export function checkUploadName(name: string | undefined, bytes: Uint8Array, limits: UploadLimits): WorkbookKind {
   if (name === undefined || name.trim() === '') throw refuse(UPLOAD_MESSAGES.noFile);
   const kind = workbookKindOfName(name);
   if (!kind) throw refuse(UPLOAD_MESSAGES.invalidType, ERROR_CODES.unsupportedMediaType);
@@ -95,7 +105,22 @@ export function checkUpload(name: string | undefined, bytes: Uint8Array, limits:
   if (bytes.length > limits.maxBytes) {
     throw refuse(UPLOAD_MESSAGES.tooLarge(limits.maxBytes), ERROR_CODES.payloadTooLarge);
   }
-  if (kind === 'xlsx') checkXlsx(bytes, limits.maxUncompressedBytes);
+  return kind;
+}
+
+/**
+ * Checks an uploaded file and tells which kind of workbook it is, or throws `UploadRefused`
+ * (checked in this order): no file, a name not ending in .xlsx/.xls, an empty or too large file,
+ * content that is not what the name says, a password-protected workbook, an .xlsx that is damaged,
+ * unpacks beyond `maxUncompressedBytes` or has a sheet whose dimension passes `maxCells`.
+ */
+export async function checkUpload(
+  name: string | undefined,
+  bytes: Uint8Array,
+  limits: UploadLimits,
+): Promise<WorkbookKind> {
+  const kind = checkUploadName(name, bytes, limits);
+  if (kind === 'xlsx') await checkXlsx(bytes, limits);
   else checkXls(bytes);
   return kind;
 }
@@ -111,7 +136,7 @@ export const isOle2 = (bytes: Uint8Array) => startsWith(bytes, OLE2_SIGNATURE);
 /** Whether the bytes start as a ZIP archive (.xlsx). */
 export const isZip = (bytes: Uint8Array) => startsWith(bytes, ZIP_LOCAL_SIGNATURE);
 
-function checkXlsx(bytes: Uint8Array, maxUncompressedBytes: number): void {
+async function checkXlsx(bytes: Uint8Array, limits: UploadLimits): Promise<void> {
   if (isOle2(bytes)) {
     // Excel saves a workbook with a password as an OLE2 file holding the encrypted package.
     const ole = readOle2(bytes);
@@ -120,13 +145,20 @@ function checkXlsx(bytes: Uint8Array, maxUncompressedBytes: number): void {
     throw refuse(UPLOAD_MESSAGES.notKind('xlsx'), ERROR_CODES.unsupportedMediaType);
   }
   if (!isZip(bytes)) throw refuse(UPLOAD_MESSAGES.notKind('xlsx'), ERROR_CODES.unsupportedMediaType);
-  const entries = readZipDirectory(bytes, maxUncompressedBytes);
+  const entries = readZipDirectory(bytes, limits.maxUncompressedBytes);
   const names = new Set(entries.map((e) => e.name.toLowerCase()));
   if (!names.has('[content_types].xml') || !names.has('xl/workbook.xml')) {
     throw refuse(UPLOAD_MESSAGES.notKind('xlsx'), ERROR_CODES.unsupportedMediaType);
   }
-  for (const entry of entries) verifyUnpackedSize(bytes, entry);
+  // The sheets first: one whose dimension passes the cells' bound is refused from its first bytes.
+  const sheets = entries.filter((e) => SHEET_PART.test(e.name));
+  const declared = { cells: 0 };
+  for (const entry of sheets) await verifyUnpackedSize(bytes, entry, { declared, maxCells: limits.maxCells });
+  for (const entry of entries) if (!SHEET_PART.test(entry.name)) await verifyUnpackedSize(bytes, entry);
 }
+
+/** Where Excel and every writer we know put a workbook's sheets (the worker counts every part). */
+const SHEET_PART = /^xl\/worksheets\/[^/]+\.xml$/i;
 
 function checkXls(bytes: Uint8Array): void {
   if (isZip(bytes)) throw refuse(UPLOAD_MESSAGES.xlsxNamedXls, ERROR_CODES.unsupportedMediaType);
@@ -335,21 +367,52 @@ function hasZip64Extra(view: DataView, at: number, length: number): boolean {
   return false;
 }
 
+/** How much of a sheet's start is read for its `<dimension>` (it comes before the rows). */
+const DIMENSION_WINDOW = 64 * 1024;
+
 /**
- * Unpacks one part with its declared size as the cap on the output, refusing the file when the part
- * is cut short or holds more (or less) than it declares. Memory is bounded by the declared size.
+ * Unpacks one part as a stream, its declared size the cap on the output, refusing the file when
+ * the part is cut short or holds more (or less) than it declares; memory is a chunk at a time.
+ * For a sheet (`cells` given), the span its `<dimension>` declares is added to `cells.declared`
+ * and the file refused once that passes `cells.maxCells`, before the rest of the part is unpacked.
  */
-function verifyUnpackedSize(bytes: Uint8Array, entry: ZipEntry): void {
-  if (entry.method === 0) return; // stored: its size is its compressed size, already in bounds
+async function verifyUnpackedSize(
+  bytes: Uint8Array,
+  entry: ZipEntry,
+  cells?: { declared: { cells: number }; maxCells: number },
+): Promise<void> {
   const data = bytes.subarray(entry.dataOffset, entry.dataOffset + entry.compressedSize);
-  let unpacked: number;
+  let start = cells ? '' : undefined;
+  const look = (chunk: Uint8Array) => {
+    if (start === undefined || !cells) return;
+    start += Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength).toString('latin1');
+    const span = declaredSpan(start);
+    if (!span && start.length < DIMENSION_WINDOW) return;
+    start = undefined;
+    if (!span) return;
+    cells.declared.cells += span.rows * span.columns;
+    if (cells.declared.cells > cells.maxCells) {
+      throw refuse(UPLOAD_MESSAGES.tooManyCells(cells.maxCells, span), ERROR_CODES.payloadTooLarge);
+    }
+  };
+  if (entry.method === 0) {
+    look(data.subarray(0, DIMENSION_WINDOW)); // stored: its size is its compressed size, already in bounds
+    return;
+  }
+  const inflater = createInflateRaw({ chunkSize: 64 * 1024 });
+  let unpacked = 0;
   try {
-    unpacked = inflateRawSync(data, {
-      maxOutputLength: Math.max(1, entry.uncompressedSize),
-      chunkSize: Math.max(64, entry.uncompressedSize),
-    }).length;
-  } catch {
+    inflater.end(data);
+    for await (const chunk of inflater as AsyncIterable<Buffer>) {
+      unpacked += chunk.length;
+      if (unpacked > entry.uncompressedSize) throw refuse(UPLOAD_MESSAGES.damaged);
+      look(chunk);
+    }
+  } catch (err) {
+    if (err instanceof UploadRefused) throw err;
     throw refuse(UPLOAD_MESSAGES.damaged);
+  } finally {
+    inflater.destroy();
   }
   if (unpacked !== entry.uncompressedSize) throw refuse(UPLOAD_MESSAGES.damaged);
 }

@@ -1,4 +1,6 @@
 /** The pure domain of batch upload: checking an uploaded file, reading its rows, the template. */
+
+export { type CellCount, countCells, declaredSpan, type SheetSpan, spanOfRef } from './cell-count.ts';
 export {
   amountOf,
   booleanOf,
@@ -19,9 +21,11 @@ export {
 } from './columns.ts';
 export {
   checkUpload,
+  checkUploadName,
   isOle2,
   isZip,
   MAX_ZIP_ENTRIES,
+  megabytes,
   readZipDirectory,
   UPLOAD_MESSAGES,
   type UploadLimits,
@@ -30,6 +34,7 @@ export {
   type ZipEntry,
 } from './file-check.ts';
 export { buildTemplate, TEMPLATE_FILE_NAME, type TemplateOptions } from './template.ts';
+export { markRepeatedNumbers, readUploadRows, type UploadReadLimits, type UploadRows } from './upload-rows.ts';
 export {
   columnOfHeader,
   normalizeHeader,

@@ -11,6 +11,7 @@
  */
 import { ERROR_CODES } from '@nrad/contracts';
 import { read, utils, type WorkBook, type WorkSheet } from 'xlsx';
+import { type SheetSpan, spanOfRef } from './cell-count.ts';
 import { type CellOptions, cellText, convertCell, isEmptyCell, type SheetCell } from './cells.ts';
 import {
   ALLOWED_VALUES_SHEET,
@@ -55,6 +56,11 @@ export interface ReadLimits {
   maxRows: number;
   /** Characters a cell may hold. */
   maxCellChars: number;
+  /**
+   * Cells (rows × columns of each sheet read) a workbook may have in all. An .xlsx is counted
+   * before it is parsed (cell-count.ts); this bounds an .xls too, whose size the file's bounds.
+   */
+  maxCells?: number;
 }
 
 /**
@@ -74,6 +80,7 @@ export const WORKBOOK_MESSAGES = {
   empty: 'The file is empty: it has no header row.',
   headerNotFirst: 'The first row of the sheet must hold the column headers (such as Incident Number).',
   noRecords: 'The file has no records below the header row.',
+  tooManyCells: UPLOAD_MESSAGES.tooManyCells,
   tooManyRows: (maxRows: number) => {
     const limit = maxRows.toLocaleString('en-US');
     return `The file has more than ${limit} rows; split it into files of at most ${limit} rows.`;
@@ -137,6 +144,7 @@ export function readRows(bytes: Uint8Array, kind: WorkbookKind, limits: ReadLimi
   if (truncated || hasContentFrom(rows, limits.maxRows + 1)) {
     throw new WorkbookRefused(WORKBOOK_MESSAGES.tooManyRows(limits.maxRows));
   }
+  if (limits.maxCells !== undefined) checkCells(workbook, limits.maxCells);
   const options: CellOptions = {
     date1904: Boolean(workbook.Workbook?.WBProps?.date1904),
     maxCellChars: limits.maxCellChars,
@@ -210,6 +218,20 @@ function dataSheet(workbook: WorkBook): { rows: DenseRows; truncated: boolean } 
     anyContent ||= rows.some((row) => row?.some((cell) => !isEmptyCell(cell)));
   }
   throw new WorkbookRefused(anyContent ? WORKBOOK_MESSAGES.headerNotFirst : WORKBOOK_MESSAGES.empty);
+}
+
+/** Refuses a workbook whose sheets, as read, span more than `maxCells` cells in all. */
+function checkCells(workbook: WorkBook, maxCells: number): void {
+  let cells = 0;
+  let largest: SheetSpan | undefined;
+  for (const name of workbook.SheetNames) {
+    const ref = sheetNamed(workbook, name)?.['!ref'];
+    const span = typeof ref === 'string' ? spanOfRef(ref) : undefined;
+    if (!span) continue;
+    cells += span.rows * span.columns;
+    if (!largest || span.rows * span.columns > largest.rows * largest.columns) largest = span;
+  }
+  if (cells > maxCells) throw new WorkbookRefused(WORKBOOK_MESSAGES.tooManyCells(maxCells, largest));
 }
 
 /**

@@ -2,6 +2,7 @@ import Router from '@koa/router';
 import { type BatchUploadAccepted, type BatchUploadResult, ERROR_CODES, type IngestJob, routes } from '@nrad/contracts';
 import { AppError, actorOf, mountRoute, type ServiceState, userOf } from '@nrad/service-kit';
 import { buildTemplate, TEMPLATE_FILE_NAME, UploadRefused } from '../domain/index.ts';
+import { UploadLimited } from '../use-cases/limits.ts';
 import * as uploads from '../use-cases/uploads.ts';
 import { readSingleFile } from './multipart.ts';
 
@@ -22,8 +23,9 @@ function asAppError(err: unknown): unknown {
 
 /**
  * The ingest paths (ARCHITECTURE.md "Route ownership"). An upload accepted and its completion are
- * recorded in the audit trail (`upload`; use-cases/uploads.ts); a job's status and the template
- * name no record and are not, but an attempt on another agency's job is (`access.refused`).
+ * recorded in the audit trail (`upload`; use-cases/uploads.ts), and an upload refused for its
+ * agency's limits (`rate.limited`, use-cases/limits.ts); a job's status and the template name no
+ * record and are not, but an attempt on another agency's job is (`access.refused`).
  */
 export function apiRoutes(deps: uploads.IngestDeps) {
   const router = new Router<ServiceState>({ prefix: '/api' });
@@ -36,6 +38,8 @@ export function apiRoutes(deps: uploads.IngestDeps) {
       const file = await readSingleFile(ctx, maxBytes);
       uploadId = await uploads.acceptUpload(deps, user, file, actorOf(ctx));
     } catch (err) {
+      // An agency over its limits (429): when it may try again, if that is known.
+      if (err instanceof UploadLimited && err.retryAfter) ctx.set('Retry-After', String(err.retryAfter));
       throw asAppError(err);
     }
     const wait = ctx.query.async === '1' ? 0 : deps.config.INGEST_WAIT_SECONDS * 1000;

@@ -26,7 +26,7 @@ import type Koa from 'koa';
 import type { DropdownRepository } from '../data/dropdowns.ts';
 import type { Page } from '../data/records.ts';
 import * as dropdowns from '../use-cases/dropdowns.ts';
-import { importRecords } from '../use-cases/import.ts';
+import { checkRows, importRecords } from '../use-cases/import.ts';
 import { ProbesSpentError, planImport } from '../use-cases/probes.ts';
 import * as records from '../use-cases/records.ts';
 
@@ -176,7 +176,7 @@ export function internalRoutes(deps: records.RecordDeps) {
   router.use(requireServiceCaller(['ingest']));
 
   mountRoute(router, routes.records.import, async (ctx) => {
-    const { owner, items } = parse(RecordImportRequestSchema, ctx.request.body);
+    const { owner, items, check } = parse(RecordImportRequestSchema, ctx.request.body);
     // The uploader is the actor; the ingest worker's request carries the upload's request id.
     const actor: AuditActor = {
       userId: owner.userId,
@@ -184,7 +184,10 @@ export function internalRoutes(deps: records.RecordDeps) {
       requestId: ctx.state.requestId,
       clientAddress: null,
     };
-    return { results: await importRecords(deps, { owner, items, actor }) } satisfies RecordImportResponse;
+    // One read of the option lists for both: the rows to create and those only to check.
+    const lists = await records.optionLists(deps);
+    const results = await importRecords(deps, { owner, items, actor }, lists);
+    return { results, ...(check ? { checked: checkRows(check, lists) } : {}) } satisfies RecordImportResponse;
   });
 
   mountRoute(router, routes.records.importPlan, async (ctx) => {

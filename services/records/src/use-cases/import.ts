@@ -1,11 +1,12 @@
 import { createHash } from 'node:crypto';
 import {
-  fieldErrors,
+  DEFAULT_COUNTRY,
   INCIDENT_NUMBER_TAKEN,
+  type RecordCheckOutcome,
   type RecordImportOutcome,
   type RecordImportRequest,
   type RecordInput,
-  RecordInputSchema,
+  recordInputProblems,
   type UserIdentity,
 } from '@nrad/contracts';
 import type { AuditActor } from '@nrad/service-kit';
@@ -48,16 +49,40 @@ export function legacyImportedRecordId(key: string): Types.ObjectId {
   return new Types.ObjectId(createHash('sha256').update(`nrad-import:${key}`).digest().subarray(0, 12));
 }
 
-/** A row checked as a single create checks it: the contract schema, then the option lists. */
-function checkRow(
+/**
+ * A row checked as a single create checks it — the contract schema, then the option lists — with
+ * every problem listed at once (issue 37): a row the schema refuses also has the rules between its
+ * valid fields and the option lists of its valid source and country checked, so that the uploader
+ * fixes the row once.
+ */
+export function checkRow(
   body: unknown,
   lists: OptionLists,
 ): { input: RecordInput } | { errors: Array<{ field: string; message: string }> } {
-  const parsed = RecordInputSchema.safeParse(body);
-  if (!parsed.success) return { errors: fieldErrors(parsed.error).map((e) => ({ ...e, field: e.field || 'record' })) };
-  const checked = checkOptionsIn(lists, parsed.data);
-  if ('errors' in checked) return checked;
-  return { input: { ...parsed.data, ...checked.values } as RecordInput };
+  const checked = recordInputProblems(body);
+  if ('input' in checked) {
+    const options = checkOptionsIn(lists, checked.input);
+    if ('errors' in options) return options;
+    return { input: { ...checked.input, ...options.values } as RecordInput };
+  }
+  const errors = checked.errors.map((e) => ({ ...e, field: e.field || 'record' }));
+  const flagged = new Set(errors.map((e) => e.field));
+  const { valid } = checked;
+  // Each list on its own field's valid value; the problems of a field not checked are dropped.
+  const source = typeof valid.sourceOfRecord === 'string' && !flagged.has('sourceOfRecord');
+  const country = Object.hasOwn(valid, 'country') && !flagged.has('country');
+  if (source || country) {
+    const options = checkOptionsIn(lists, {
+      sourceOfRecord: source ? (valid.sourceOfRecord as string) : '',
+      country: country ? ((valid.country as string | null | undefined) ?? DEFAULT_COUNTRY) : DEFAULT_COUNTRY,
+    });
+    if ('errors' in options) {
+      errors.push(
+        ...options.errors.filter((e) => (e.field === 'sourceOfRecord' ? source : e.field === 'country' && country)),
+      );
+    }
+  }
+  return { errors };
 }
 
 /** The outcome of an item whose incident number another record (or an earlier item) holds. */
@@ -72,8 +97,9 @@ const TAKEN = { outcome: 'taken', errors: [{ field: 'incidentNumber', message: I
 export async function importRecords(
   deps: RecordDeps,
   { owner, items, actor }: { owner: UserIdentity; items: RecordImportRequest['items']; actor: AuditActor },
+  lists?: OptionLists,
 ): Promise<RecordImportOutcome[]> {
-  const lists = await optionLists(deps);
+  lists ??= await optionLists(deps);
 
   const outcomes: RecordImportOutcome[] = items.map((item) => ({ key: item.key, outcome: 'invalid' }));
   const candidates: Array<{ at: number; doc: RecordDoc }> = [];
@@ -182,4 +208,15 @@ export async function importRecords(
   // Their events go out together; the answer does not wait for them (the relay retries what fails).
   deps.relay.relayImported(batch, created);
   return outcomes;
+}
+
+/**
+ * Rows the ingest worker refused already (`check`): each checked as `importRecords` checks an item
+ * — nothing is looked up and nothing stored — with every problem listed, in order.
+ */
+export function checkRows(rows: NonNullable<RecordImportRequest['check']>, lists: OptionLists): RecordCheckOutcome[] {
+  return rows.map((row) => {
+    const checked = checkRow(row.body, lists);
+    return { key: row.key, errors: 'errors' in checked ? checked.errors : [] };
+  });
 }
