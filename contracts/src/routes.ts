@@ -603,6 +603,8 @@ export const routes = {
       owner: 'ingest',
       access: 'user',
       summary: 'Upload a workbook of records (a multipart form with one `file`)',
+      // The job creates the rows through the records service on the uploader's behalf (issue 37).
+      grant: true,
       query: asyncQuery,
       bodyType: 'multipart',
       body: z.object({ file: z.string().describe('The .xlsx or .csv file') }),

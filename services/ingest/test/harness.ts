@@ -7,8 +7,8 @@ import {
 } from '@nrad/contracts';
 import { deferCleanup, testNamespace, waitUntil } from '@nrad/infra/harness';
 import { recordsBeside } from '@nrad/records-service/test-support';
-import { type Bus, closeServer, connectMongo, createLogger, listen } from '@nrad/service-kit';
-import { testToken } from '@nrad/service-kit/test-identity';
+import { type Bus, closeServer, connectMongo, createLogger, GRANT_HEADER, listen } from '@nrad/service-kit';
+import { testGrant, testToken } from '@nrad/service-kit/test-identity';
 import { Types } from 'mongoose';
 import request from 'supertest';
 import * as XLSX from 'xlsx';
@@ -99,7 +99,8 @@ export async function startIngest(
   const main = await start();
 
   const as = async (user: UserIdentity, target = main.app.callback()) => {
-    const headers = { [IDENTITY_HEADER]: await testToken(user, 600) };
+    // As the gateway sends an upload: the user's token and the grant for the ingest service's job.
+    const headers = { [IDENTITY_HEADER]: await testToken(user, 600), [GRANT_HEADER]: await testGrant(user, 'ingest') };
     return {
       get: (p: string) => request(target).get(p).set(headers),
       post: (p: string) => request(target).post(p).set(headers),

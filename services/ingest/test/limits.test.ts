@@ -1,7 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import { Scope } from '@nrad/service-kit';
+import { testGrant } from '@nrad/service-kit/test-identity';
 import { describe, expect, it } from 'vitest';
-import { fileGoneMessage, processUpload } from '../src/use-cases/uploads.ts';
+import { fileGoneMessage, NO_GRANT_MESSAGE, processUpload } from '../src/use-cases/uploads.ts';
 import { goodRow, startIngest, userOf, workbook } from './harness.ts';
 
 /**
@@ -101,7 +102,7 @@ describe('uploaded files kept only for a retry (issue 37)', () => {
         .expect(202)
     ).body as { jobId: string };
     expect(await store.chunks.countDocuments({ uploadId: jobId })).toBe(1);
-    const data = { uploadId: jobId, fileKey: jobId, uploader: fia };
+    const data = { uploadId: jobId, fileKey: jobId, uploader: fia, grant: await testGrant(fia, 'ingest') };
     expect(await processUpload(h.main.deps, data)).toMatchObject({ success: true, successfulRecords: 1 });
     expect(await store.chunks.countDocuments({ uploadId: jobId })).toBe(0);
     expect((await store.uploads.findById(jobId).lean())?.fileDeletedAt).toBeInstanceOf(Date);
@@ -117,7 +118,12 @@ describe('uploaded files kept only for a retry (issue 37)', () => {
     ).body.jobId as string;
     await store.progress(Scope.of(fia), late, { state: 'failed' });
     await store.sweep(system, new Date(Date.now() + 1000));
-    const result = await processUpload(h.main.deps, { uploadId: late, fileKey: late, uploader: fia });
+    const result = await processUpload(h.main.deps, {
+      uploadId: late,
+      fileKey: late,
+      uploader: fia,
+      grant: await testGrant(fia, 'ingest'),
+    });
     expect(result).toEqual({
       success: false,
       totalRecords: 0,
@@ -128,6 +134,30 @@ describe('uploaded files kept only for a retry (issue 37)', () => {
     expect(fileGoneMessage(24)).toBe(
       'The uploaded file is no longer kept (files are kept 24 hours for a retry); upload it again.',
     );
+  });
+
+  it('a job without the gateway’s grant creates nothing and says to upload again (issue 37)', async () => {
+    const cus = userOf('CUS', 'Cora Grantless');
+    const api = await h.as(cus);
+    const { jobId } = (
+      await api
+        .post('/api/records/batch-upload?async=1')
+        .attach('file', workbook([goodRow()]), 'h.xlsx')
+        .expect(202)
+    ).body as { jobId: string };
+    // As a job queued before grants were kept: the records service would refuse it without one.
+    const result = await processUpload(h.main.deps, { uploadId: jobId, fileKey: jobId, uploader: cus });
+    expect(result).toEqual({
+      success: false,
+      totalRecords: 0,
+      successfulRecords: 0,
+      errors: [],
+      message: NO_GRANT_MESSAGE,
+    });
+    expect(NO_GRANT_MESSAGE).toBe(
+      'The upload could not be processed: it came without the permission to create records on your behalf; upload it again.',
+    );
+    expect(await store.chunks.countDocuments({ uploadId: jobId })).toBe(0);
   });
 
   it('the sweep keeps a file for its keeping time, then deletes it and fails a job that never ended', async () => {

@@ -265,3 +265,16 @@ export function requireServiceCaller(only?: readonly string[]): Middleware<{ ide
     await next();
   };
 }
+
+/**
+ * Refuses any request that is not one of `services` calling on a user's behalf with the gateway's
+ * token for that user (a grant addressed to it, or the request's own token): the user is then
+ * `ctx.state.identity`, taken from the gateway's signature, never from what the service says.
+ */
+export function requireOnBehalf(services: readonly string[]): Middleware<{ identity?: Identity; caller?: string }> {
+  return async function requireOnBehalf(ctx, next) {
+    const { identity, caller } = ctx.state;
+    if (identity?.kind !== 'user' || !caller || !services.includes(caller)) throw unauthenticated();
+    await next();
+  };
+}

@@ -3,13 +3,15 @@
  * name (testIdentityKeyPair), so a test process and every child it starts agree on them without
  * key material in the repository. `npm start` generates real ones into its secrets file.
  */
-import type { Identity } from '@nrad/contracts';
+import type { Identity, UserIdentity } from '@nrad/contracts';
 import {
   type IdentityKeys,
   type IdentitySigner,
   parsePublicKeys,
   parseSigner,
+  signGrant,
   signIdentity,
+  signOnBehalf,
   testIdentityKeyPair,
 } from './identity.ts';
 
@@ -52,4 +54,14 @@ export async function testToken(identity: Identity, ttlSeconds?: number): Promis
       ? (identity.service as TestIssuer)
       : 'gateway';
   return signIdentity(identity, testSigner(issuer), ttlSeconds);
+}
+
+/** The gateway's test grant: `user`, for `service`'s later calls on their behalf. */
+export function testGrant(user: UserIdentity, service: TestIssuer): Promise<string> {
+  return signGrant(user, service, TEST_GATEWAY_SIGNER);
+}
+
+/** A token as `service` sends it on `user`'s behalf, with the gateway's test grant as its proof. */
+export async function testOnBehalfToken(user: UserIdentity, service: TestIssuer): Promise<string> {
+  return signOnBehalf(await testGrant(user, service), testSigner(service));
 }

@@ -4,7 +4,7 @@ import path from 'node:path';
 import { IDENTITY_HEADER, REQUEST_ID_HEADER, type RecordImportOutcome } from '@nrad/contracts';
 import { freePort, startNats } from '@nrad/infra';
 import { waitUntil } from '@nrad/infra/harness';
-import { testToken } from '@nrad/service-kit/test-identity';
+import { testOnBehalfToken } from '@nrad/service-kit/test-identity';
 import request from 'supertest';
 import { describe, expect, it } from 'vitest';
 import { recordBody, startRecords, userOf } from './harness.ts';
@@ -128,7 +128,7 @@ describe('audit events of the records service (issue 21)', () => {
   it("records an import's records as created through an upload, once, with the uploader", async () => {
     const h = await startRecords();
     const owner = userOf('CUS');
-    const token = await testToken({ kind: 'service', service: 'ingest' });
+    const token = await testOnBehalfToken(owner, 'ingest');
     const send = () =>
       request(h.server)
         .post('/internal/records/import')

@@ -5,7 +5,7 @@ import { IDENTITY_HEADER, type RecordImportOutcome } from '@nrad/contracts';
 import { freePort, startNats } from '@nrad/infra';
 import { waitUntil } from '@nrad/infra/harness';
 import { startConsumer } from '@nrad/service-kit';
-import { testToken } from '@nrad/service-kit/test-identity';
+import { testOnBehalfToken } from '@nrad/service-kit/test-identity';
 import { Types } from 'mongoose';
 import request from 'supertest';
 import { describe, expect, it } from 'vitest';
@@ -202,11 +202,12 @@ describe('records.* events on the RECORDS stream', () => {
         .expect(200);
       await api.delete(`/api/records/${during[0]?.id}`).expect(200);
       // An import (the ingest worker's path) as well: its events wait in the import outbox.
+      const uploader = userOf('BPS');
       const imported = await request(h.server)
         .post('/internal/records/import')
-        .set(IDENTITY_HEADER, await testToken({ kind: 'service', service: 'ingest' }))
+        .set(IDENTITY_HEADER, await testOnBehalfToken(uploader, 'ingest'))
         .send({
-          owner: userOf('BPS'),
+          owner: uploader,
           items: [1, 2, 3].map((n) => ({ key: `down-${Date.now()}:${n}`, body: recordBody() })),
         })
         .expect(200);

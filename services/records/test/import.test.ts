@@ -1,5 +1,12 @@
-import { IDENTITY_HEADER, type RecordImportOutcome, RecordInputSchema, TOTAL_COUNT_HEADER } from '@nrad/contracts';
-import { testToken } from '@nrad/service-kit/test-identity';
+import {
+  IDENTITY_HEADER,
+  type RecordImportOutcome,
+  RecordInputSchema,
+  TOTAL_COUNT_HEADER,
+  type UserIdentity,
+} from '@nrad/contracts';
+import { signIdentity, signOnBehalf } from '@nrad/service-kit';
+import { testGrant, testOnBehalfToken, testSigner, testToken } from '@nrad/service-kit/test-identity';
 import { Types } from 'mongoose';
 import request from 'supertest';
 import { describe, expect, it } from 'vitest';
@@ -13,9 +20,18 @@ const h = await startRecords();
 const bps = userOf('BPS', 'Betty Police');
 const ingest = { kind: 'service' as const, service: 'ingest' };
 
-/** POSTs an import with `identity`'s token and expects `status`. */
-async function importAs(identity: object, payload: unknown, status: number) {
-  const token = await testToken(identity as never);
+/**
+ * POSTs an import and expects `status`: as the ingest worker sends it (`ingest`: signed by the
+ * ingest service on the uploader's behalf, with the gateway's grant for `grantFor`), or with
+ * `identity`'s own token, or with a token given.
+ */
+async function importAs(identity: object | string, payload: unknown, status: number, grantFor: UserIdentity = bps) {
+  const token =
+    typeof identity === 'string'
+      ? identity
+      : identity === ingest
+        ? await testOnBehalfToken(grantFor, 'ingest')
+        : await testToken(identity as never);
   return request(h.server)
     .post('/internal/records/import')
     .set(IDENTITY_HEADER, token)
@@ -160,9 +176,26 @@ describe('internal import (the ingest worker creates a batch upload’s rows thr
     expect(await h.built.deps.records.existingIds(ids)).toEqual([]);
   });
 
-  it('answers only service callers, and refuses a malformed request', async () => {
+  it('answers only the ingest service on the uploader’s behalf with the gateway’s grant, and refuses a malformed request', async () => {
     const items = [{ key: 'x:2', body: recordBody() }];
+    const fia = userOf('FIA', 'Fiona Intel');
     await importAs(bps, { owner: bps, items }, 401);
+    // The ingest service as itself (no grant): it cannot name an owner on its own word (issue 37).
+    await importAs(await testToken(ingest), { owner: bps, items }, 401);
+    // A grant for one user, a body naming another: refused, nothing created.
+    const refused = await importAs(ingest, { owner: fia, items }, 403, bps);
+    expect(refused.body).toEqual({ code: 'FORBIDDEN', message: 'The import names another owner than the upload’s.' });
+    // A grant addressed to another service, and a "grant" the ingest service signed itself.
+    await importAs(
+      await signOnBehalf(await testGrant(bps, 'report'), testSigner('ingest')),
+      { owner: bps, items },
+      401,
+    );
+    // The ingest service's key signs no user's identity, and its own token is no proof of a user.
+    await expect(signIdentity(bps, testSigner('ingest'))).rejects.toThrow('ingest may sign only its own identity');
+    await importAs(await signOnBehalf(await testToken(ingest), testSigner('ingest')), { owner: bps, items }, 401);
+    // Another service with a grant of its own for the user.
+    await importAs(await testOnBehalfToken(bps, 'report'), { owner: bps, items }, 401);
     await importAs(ingest, { owner: bps, items: [] }, 400);
     await importAs(ingest, { owner: { ...bps, kind: 'anonymous' }, items }, 400);
   });

@@ -1,5 +1,5 @@
 import { ERROR_CODES, IDENTITY_HEADER, type RecordImportPlan, type UserIdentity } from '@nrad/contracts';
-import { testToken } from '@nrad/service-kit/test-identity';
+import { testOnBehalfToken } from '@nrad/service-kit/test-identity';
 import request from 'supertest';
 import { describe, expect, it } from 'vitest';
 import { recordBody, startRecords, userOf } from './harness.ts';
@@ -40,9 +40,8 @@ function expectSpent(res: request.Response) {
   expect(wait).toBeLessThanOrEqual(3600);
 }
 
-const ingest = { kind: 'service' as const, service: 'ingest' };
 async function planAs(owner: UserIdentity, uploadId: string, rows: Array<{ row: number; incidentNumber: string }>) {
-  const token = await testToken(ingest);
+  const token = await testOnBehalfToken(owner, 'ingest');
   const res = await request(h.server)
     .post('/internal/records/import-plan')
     .set(IDENTITY_HEADER, token)

@@ -1,6 +1,6 @@
 import { IDENTITY_HEADER, RecordInputSchema, TOTAL_COUNT_HEADER } from '@nrad/contracts';
 import { Scope } from '@nrad/service-kit';
-import { testToken } from '@nrad/service-kit/test-identity';
+import { testOnBehalfToken } from '@nrad/service-kit/test-identity';
 import request from 'supertest';
 import { describe, expect, it } from 'vitest';
 import { newRecordDoc } from '../src/data/records.ts';
@@ -41,7 +41,7 @@ describe('list totals', () => {
     await adminApi.post(`/api/records/${created.id}/restore`).expect(200);
     expect(await total(api, '/api/records?limit=1')).toBe(active0 + 2);
     expect(await total(api, '/api/records/deleted?limit=1')).toBe(deleted0);
-    const token = await testToken({ kind: 'service', service: 'ingest' } as never);
+    const token = await testOnBehalfToken(bps, 'ingest');
     const upload = `totals-${Date.now()}`;
     await request(h.server)
       .post('/internal/records/import')

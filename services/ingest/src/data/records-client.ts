@@ -20,11 +20,13 @@ import {
 /** What the ingest service asks of the records service. */
 export interface RecordsApi {
   /**
-   * Creates rows as the uploader (idempotent by item key); outcomes in the items' order. Rows of
+   * Creates rows as the uploader, on the gateway's `grant` for the upload (idempotent by item
+   * key); outcomes in the items' order. Rows of
    * `check` are only checked, never created: their problems in `checked`. The upload request's id
    * goes along (X-Request-Id), so the records service's audit events name it.
    */
   importRows(
+    grant: string,
     owner: UserIdentity,
     items: RecordImportRequest['items'],
     requestId?: string | null,
@@ -36,6 +38,7 @@ export interface RecordsApi {
    * the same.
    */
   planImport(
+    grant: string,
     owner: UserIdentity,
     uploadId: string,
     rows: RecordImportPlanRequest['rows'],
@@ -50,8 +53,9 @@ export interface RecordsApi {
 
 /**
  * The records service over HTTP, each request signed with the ingest service's own key
- * (identity.ts): as itself on the records service's internal import paths (which take the
- * uploader from the body), on the user's behalf for what a user may read.
+ * (identity.ts), always on the user's behalf: on the internal import paths with the gateway's
+ * grant for the upload (the records service takes the uploader from it, issue 37), for what a user
+ * may read with the request's own token.
  */
 export function recordsClient(baseUrl: string, signer: IdentitySigner, timeoutMs = 120_000): RecordsApi {
   const call = async (path: string, as: Caller, init: ServiceRequestInit = {}) => {
@@ -59,24 +63,31 @@ export function recordsClient(baseUrl: string, signer: IdentitySigner, timeoutMs
     if (!res.ok) throw new Error(`records service answered ${res.status} to ${init.method ?? 'GET'} ${path}`);
     return res.json() as Promise<unknown>;
   };
-  const self: Caller = { kind: 'self' };
   return {
-    async importRows(owner, items, requestId, check) {
+    async importRows(grant, owner, items, requestId, check) {
       const body = JSON.stringify({ owner, items, ...(check?.length ? { check } : {}) } satisfies RecordImportRequest);
-      const answer = await call('/internal/records/import', self, {
-        method: 'POST',
-        body,
-        ...(requestId ? { headers: { [REQUEST_ID_HEADER]: requestId } } : {}),
-      });
+      const answer = await call(
+        '/internal/records/import',
+        { kind: 'on-behalf', proof: grant },
+        {
+          method: 'POST',
+          body,
+          ...(requestId ? { headers: { [REQUEST_ID_HEADER]: requestId } } : {}),
+        },
+      );
       return RecordImportResponseSchema.parse(answer);
     },
-    async planImport(owner, uploadId, rows, requestId) {
+    async planImport(grant, owner, uploadId, rows, requestId) {
       const body = JSON.stringify({ owner, uploadId, rows } satisfies RecordImportPlanRequest);
-      const answer = await call('/internal/records/import-plan', self, {
-        method: 'POST',
-        body,
-        ...(requestId ? { headers: { [REQUEST_ID_HEADER]: requestId } } : {}),
-      });
+      const answer = await call(
+        '/internal/records/import-plan',
+        { kind: 'on-behalf', proof: grant },
+        {
+          method: 'POST',
+          body,
+          ...(requestId ? { headers: { [REQUEST_ID_HEADER]: requestId } } : {}),
+        },
+      );
       return RecordImportPlanSchema.parse(answer);
     },
     async options(_user, type) {

@@ -1,6 +1,6 @@
 import Router from '@koa/router';
 import { type BatchUploadAccepted, type BatchUploadResult, ERROR_CODES, type IngestJob, routes } from '@nrad/contracts';
-import { AppError, actorOf, mountRoute, type ServiceState, userOf } from '@nrad/service-kit';
+import { AppError, actorOf, GRANT_HEADER, mountRoute, type ServiceState, userOf } from '@nrad/service-kit';
 import { buildTemplate, TEMPLATE_FILE_NAME, UploadRefused } from '../domain/index.ts';
 import { UploadLimited } from '../use-cases/limits.ts';
 import * as uploads from '../use-cases/uploads.ts';
@@ -36,7 +36,7 @@ export function apiRoutes(deps: uploads.IngestDeps) {
     let uploadId: string;
     try {
       const file = await readSingleFile(ctx, maxBytes);
-      uploadId = await uploads.acceptUpload(deps, user, file, actorOf(ctx));
+      uploadId = await uploads.acceptUpload(deps, user, file, actorOf(ctx), ctx.get(GRANT_HEADER) || undefined);
     } catch (err) {
       // An agency over its limits (429): when it may try again, if that is known.
       if (err instanceof UploadLimited && err.retryAfter) ctx.set('Retry-After', String(err.retryAfter));

@@ -14,6 +14,12 @@ export interface IngestJobData {
   uploader: UserIdentity;
   requestId?: string | null;
   clientAddress?: string | null;
+  /**
+   * The gateway's grant for the uploader (service-kit identity.ts, issue 37): the job creates the
+   * rows on their behalf with it, worth nothing without the ingest service's key. Absent from jobs
+   * queued before it was kept (such a job ends asking for the file again).
+   */
+  grant?: string;
 }
 
 /** The `ingest` queue; a job's id is its upload's id, so enqueueing twice adds it once. */

@@ -44,6 +44,9 @@ export const JOB_NOT_FOUND = 'Upload job not found';
 /** The result's message of a job whose file is no longer kept (a retry after INGEST_KEEP_HOURS). */
 export const fileGoneMessage = (hours: number) =>
   `The uploaded file is no longer kept (files are kept ${hours.toLocaleString('en-US')} hours for a retry); upload it again.`;
+/** The result's message of a job that carries no grant to create the rows on the uploader's behalf. */
+export const NO_GRANT_MESSAGE =
+  'The upload could not be processed: it came without the permission to create records on your behalf; upload it again.';
 /** Errors listed in a result at most; the rest are counted in its message. */
 export const MAX_LISTED_ERRORS = 10_000;
 
@@ -62,6 +65,7 @@ export async function acceptUpload(
   user: UserIdentity,
   file: { name: string | undefined; bytes: Uint8Array } | undefined,
   actor: AuditActor,
+  grant: string | undefined,
 ): Promise<string> {
   const name = file?.name;
   const bytes = file?.bytes ?? new Uint8Array();
@@ -114,6 +118,7 @@ export async function acceptUpload(
     uploader: user,
     requestId: actor.requestId,
     clientAddress: actor.clientAddress,
+    ...(grant ? { grant } : {}),
   });
   deps.logger.info({ uploadId, size: bytes.length }, 'upload queued');
   return uploadId;
@@ -206,10 +211,12 @@ async function planOf(
   deps: IngestDeps,
   upload: { _id: string; uploader: UserIdentity; plan?: RecordImportPlan },
   numbered: RecordImportPlanRequest['rows'],
-  requestId: string | null | undefined,
+  data: IngestJobData & { grant: string },
 ): Promise<RecordImportPlan> {
   if (upload.plan) return upload.plan;
-  return numbered.length ? deps.records.planImport(upload.uploader, upload._id, numbered, requestId) : {};
+  return numbered.length
+    ? deps.records.planImport(data.grant, upload.uploader, upload._id, numbered, data.requestId)
+    : {};
 }
 
 /**
@@ -285,6 +292,9 @@ export async function processUpload(deps: IngestDeps, data: IngestJobData): Prom
     return result;
   };
 
+  // Without the gateway's grant the records service creates nothing for the uploader (a job queued
+  // before grants were kept, or an upload that did not come through the gateway).
+  if (!data.grant) return refuse(NO_GRANT_MESSAGE);
   const file = await deps.store.file(scope, data.fileKey);
   if (!file) return refuse(fileGoneMessage(deps.config.INGEST_KEEP_HOURS));
   const parsing = deps.parse(file, upload.kind);
@@ -299,7 +309,7 @@ export async function processUpload(deps: IngestDeps, data: IngestJobData): Prom
   }
 
   try {
-    return await importParsed(deps, data, upload, parsed);
+    return await importParsed(deps, { ...data, grant: data.grant }, upload, parsed);
   } finally {
     await parsed.close();
   }
@@ -311,13 +321,13 @@ export async function processUpload(deps: IngestDeps, data: IngestJobData): Prom
  */
 async function importParsed(
   deps: IngestDeps,
-  data: IngestJobData,
+  data: IngestJobData & { grant: string },
   upload: UploadDoc,
   parsed: ParsedUpload,
 ): Promise<BatchUploadResult> {
   const scope = scopeOf(data.uploader);
   const { total } = parsed;
-  const plan = await planOf(deps, upload, parsed.planRows, data.requestId);
+  const plan = await planOf(deps, upload, parsed.planRows, data);
   // Rows from here on are not sent (the uploader's budget is spent: docs/adr/0015).
   const stopAt = plan.stopAt ?? Number.POSITIVE_INFINITY;
   await deps.store.progress(scope, upload._id, { totalRows: total, processedRows: 0, plan });
@@ -403,7 +413,7 @@ async function importParsed(
       const check = rows.filter((r) => r.errors.length > 0).map(item);
       const answer =
         valid.length || check.length
-          ? await deps.records.importRows(uploader, valid, data.requestId, check)
+          ? await deps.records.importRows(data.grant, uploader, valid, data.requestId, check)
           : { results: [] };
       answered[at] = {
         outcomes: new Map(answer.results.map((o) => [o.key, o])),

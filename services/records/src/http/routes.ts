@@ -9,16 +9,19 @@ import {
   type RecordImportResponse,
   routes,
   TOTAL_COUNT_HEADER,
+  type UserIdentity,
 } from '@nrad/contracts';
 import {
   type AuditActor,
   actorOf,
   adminOf,
+  forbidden,
   mountRoute,
   parse,
-  requireServiceCaller,
+  requireOnBehalf,
   type ServiceState,
   scopeOf,
+  unauthenticated,
   userOf,
   validationError,
 } from '@nrad/service-kit';
@@ -167,16 +170,19 @@ export const IMPORT_PATH = '/internal/records/import';
 export const IMPORT_PLAN_PATH = '/internal/records/import-plan';
 
 /**
- * Paths only other services call (service identity); the gateway never routes /internal from
- * outside. The import's JSON body may be large (up to `RECORD_IMPORT_MAX_ITEMS` rows).
+ * Paths only other services call; the gateway never routes /internal from outside. The import's
+ * JSON body may be large (up to `RECORD_IMPORT_MAX_ITEMS` rows). The ingest service alone calls
+ * them, on the uploader's behalf with the gateway's grant for the upload (issue 37): the owner is
+ * the user the gateway signed for, and a body naming anyone else is refused — the ingest service
+ * cannot create records as a user who did not upload them.
  */
 export function internalRoutes(deps: records.RecordDeps) {
   const router = new Router<ServiceState>({ prefix: '/internal' });
-  // The ingest service only: no other part imports rows.
-  router.use(requireServiceCaller(['ingest']));
+  router.use(requireOnBehalf(['ingest']));
 
   mountRoute(router, routes.records.import, async (ctx) => {
-    const { owner, items, check } = parse(RecordImportRequestSchema, ctx.request.body);
+    const body = parse(RecordImportRequestSchema, ctx.request.body);
+    const owner = grantedOwner(ctx.state, body.owner);
     // The uploader is the actor; the ingest worker's request carries the upload's request id.
     const actor: AuditActor = {
       userId: owner.userId,
@@ -186,12 +192,16 @@ export function internalRoutes(deps: records.RecordDeps) {
     };
     // One read of the option lists for both: the rows to create and those only to check.
     const lists = await records.optionLists(deps);
-    const results = await importRecords(deps, { owner, items, actor }, lists);
-    return { results, ...(check ? { checked: checkRows(check, lists) } : {}) } satisfies RecordImportResponse;
+    const results = await importRecords(deps, { owner, items: body.items, actor }, lists);
+    return {
+      results,
+      ...(body.check ? { checked: checkRows(body.check, lists) } : {}),
+    } satisfies RecordImportResponse;
   });
 
   mountRoute(router, routes.records.importPlan, async (ctx) => {
-    const { owner, uploadId, rows } = parse(RecordImportPlanRequestSchema, ctx.request.body);
+    const { owner: named, uploadId, rows } = parse(RecordImportPlanRequestSchema, ctx.request.body);
+    const owner = grantedOwner(ctx.state, named);
     const actor: AuditActor = {
       userId: owner.userId,
       organization: owner.organization,
@@ -202,4 +212,17 @@ export function internalRoutes(deps: records.RecordDeps) {
   });
 
   return router;
+}
+
+/**
+ * The owner of an import: the user the gateway's grant names (requireOnBehalf), who must be the
+ * one the body names; else 403.
+ */
+function grantedOwner(state: ServiceState, named: UserIdentity): UserIdentity {
+  const granted = state.identity;
+  if (granted?.kind !== 'user') throw unauthenticated();
+  if (granted.userId !== named.userId || granted.organization !== named.organization) {
+    throw forbidden('The import names another owner than the upload’s.');
+  }
+  return granted;
 }
