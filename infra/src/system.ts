@@ -320,8 +320,12 @@ export async function startSystem(options: SystemOptions): Promise<RunningSystem
     env: Record<string, string>,
     nodeOptions: readonly string[] = [],
   ) => {
+    // NRAD_CPU_PROF_DIR: each process writes V8's CPU profile of its run into <dir>/<name>/ when it
+    // stops (NODE_OPTIONS may not carry --cpu-prof); for finding where a benchmark's time goes.
+    const profDir = options.env?.NRAD_CPU_PROF_DIR ?? process.env.NRAD_CPU_PROF_DIR;
+    const profile = profDir ? ['--cpu-prof', `--cpu-prof-dir=${path.join(profDir, name)}`] : [];
     const start = async () => {
-      const args = ['--enable-source-maps', ...nodeOptions, path.join(REPO_ROOT, entry)];
+      const args = ['--enable-source-maps', ...profile, ...nodeOptions, path.join(REPO_ROOT, entry)];
       const spawned = performance.now();
       const proc = spawnManaged(name, process.execPath, args, {
         cwd: REPO_ROOT,
