@@ -23,7 +23,7 @@ import { machine } from './report.ts';
 import { NAME_VARIATIONS, Random, recordBody } from './seed.ts';
 import { seedRecords, unsignedOwners } from './seeding.ts';
 import { openServiceStores, type ServiceStores, servicesWriter } from './stores.ts';
-import { uploadFile } from './upload-file.ts';
+import { uploadAndWait, uploadFile } from './upload-file.ts';
 
 export { Cleanup } from './harness.ts';
 
@@ -322,39 +322,37 @@ async function runSecondUpload(
   // Into the first file's parse (it starts once the job has fetched its file; it takes 8–15 s).
   await sleep(SECOND_DELAY_MS);
   const sentWhileParsing = first()?.state === 'processing' && first()?.totalRows === 0;
-  const form = new FormData();
-  form.append('file', new Blob([file]), 'bench-second.xlsx');
   const sent = performance.now();
-  const accepted = await user.http
-    .call('POST', '/api/records/batch-upload?async=1', form)
-    .catch((err: Error) => ({ status: 0, text: err.message }));
-  const acceptedMs = performance.now() - sent;
   const report: SecondUpload = {
     rows,
     sentAtMs: sent - firstStarted,
     sentWhileParsing,
-    acceptedMs,
-    acceptedStatus: accepted.status,
+    acceptedMs: Number.NaN,
+    acceptedStatus: 0,
     polls: [],
     jobMs: Number.NaN,
     created: 0,
   };
-  log(
-    `  the second agency's upload (${rows.toLocaleString('en-US')} rows) answered ${accepted.status} in ${acceptedMs.toFixed(0)} ms`,
-  );
-  // Not accepted (before issue 37: the gateway's 503 while the service parsed the first file).
-  if (accepted.status !== 202) return report;
-  const { jobId } = JSON.parse(accepted.text) as { jobId: string };
-  for (;;) {
-    const duringFirst = first()?.state !== 'completed';
-    const read = await user.http.call('GET', `/api/ingest/jobs/${jobId}`);
-    report.polls.push({ ms: read.ms, status: read.status, duringFirst });
-    const job = read.status === 200 ? (JSON.parse(read.text) as IngestJob) : undefined;
-    if (job?.state === 'completed' || job?.state === 'failed') {
-      return { ...report, jobMs: performance.now() - sent, created: job.result?.successfulRecords ?? 0 };
-    }
-    if (performance.now() - sent > STAGE_TIMEOUT_MS) throw new Error('its job did not end in time');
-    await sleep(500);
+  try {
+    const job = await uploadAndWait(user, file, {
+      name: 'bench-second.xlsx',
+      waitMs: STAGE_TIMEOUT_MS,
+      onAnswer: (request, { ms, status }) => {
+        if (request === 'job') report.polls.push({ ms, status, duringFirst: first()?.state !== 'completed' });
+        else {
+          report.acceptedMs = ms;
+          report.acceptedStatus = status;
+          log(
+            `  the second agency's upload (${rows.toLocaleString('en-US')} rows) answered ${status} in ${ms.toFixed(0)} ms`,
+          );
+        }
+      },
+    });
+    return { ...report, jobMs: performance.now() - sent, created: job.result?.successfulRecords ?? 0 };
+  } catch (err) {
+    // Not accepted (before issue 37: the gateway's 503 while the service parsed the first file).
+    if (report.acceptedStatus !== 202) return report;
+    throw err;
   }
 }
 

@@ -29,22 +29,30 @@ export function uploadFile(bodies: Iterable<Record<string, unknown>>): Uint8Arra
 /**
  * Uploads `file` as `user` through the public batch upload (`?async=1`) and reads its job every
  * half second until it ends: the job. The ingest service busy reading several files may answer a
- * poll 503 for a moment (`onBusy` hears of it); it is asked again.
+ * poll 503 for a moment (`onBusy` hears of it); it is asked again. `onAnswer` hears how long the
+ * upload and each read of its job took and their status, as they come.
  */
 export async function uploadAndWait(
   user: AgencyUser,
   file: Uint8Array,
-  options: { name: string; waitMs: number; onBusy?: () => void },
+  options: {
+    name: string;
+    waitMs: number;
+    onBusy?: () => void;
+    onAnswer?: (request: 'upload' | 'job', answer: { ms: number; status: number }) => void;
+  },
 ): Promise<IngestJob> {
   const form = new FormData();
   form.append('file', new Blob([file]), options.name);
   const accepted = await user.http.call('POST', '/api/records/batch-upload?async=1', form);
+  options.onAnswer?.('upload', accepted);
   if (accepted.status !== 202)
     throw new Error(`the upload answered ${accepted.status}: ${accepted.text.slice(0, 300)}`);
   const { jobId } = JSON.parse(accepted.text) as { jobId: string };
   const deadline = performance.now() + options.waitMs;
   for (;;) {
     const res = await user.http.call('GET', `/api/ingest/jobs/${jobId}`);
+    options.onAnswer?.('job', res);
     if (res.status === 503) options.onBusy?.();
     else if (res.status !== 200) throw new Error(`GET /api/ingest/jobs/${jobId} answered ${res.status}`);
     else {

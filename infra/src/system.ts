@@ -289,6 +289,9 @@ export async function startSystem(options: SystemOptions): Promise<RunningSystem
     await infra.stop();
   };
 
+  /** Those of `names` the operator set (options.env), to pass on to the service that reads them. */
+  const setBy = (names: readonly string[]): Record<string, string> =>
+    Object.fromEntries(names.flatMap((name) => (options.env?.[name] ? [[name, options.env[name] as string]] : [])));
   const shared: Shared = {
     mongoUrl: infra.mongoUrl,
     natsUrl: infra.natsUrl,
@@ -301,17 +304,14 @@ export async function startSystem(options: SystemOptions): Promise<RunningSystem
     adminEmail: options.adminEmail,
     adminPassword,
     logLevel: options.logLevel ?? 'info',
-    openAi: Object.fromEntries(
-      OPENAI_VARIABLES.flatMap((name) => (options.env?.[name] ? [[name, options.env[name] as string]] : [])),
-    ),
-    probes: Object.fromEntries(
-      INCIDENT_PROBE_VARIABLES.flatMap((name) => (options.env?.[name] ? [[name, options.env[name] as string]] : [])),
-    ),
-    ingest: Object.fromEntries(
-      INGEST_LIMIT_VARIABLES.flatMap((name) => (options.env?.[name] ? [[name, options.env[name] as string]] : [])),
-    ),
+    openAi: setBy(OPENAI_VARIABLES),
+    probes: setBy(INCIDENT_PROBE_VARIABLES),
+    ingest: setBy(INGEST_LIMIT_VARIABLES),
   };
 
+  // NRAD_CPU_PROF_DIR: each process writes V8's CPU profile of its run into <dir>/<name>/ when it
+  // stops (NODE_OPTIONS may not carry --cpu-prof); for finding where a benchmark's time goes.
+  const profileDir = options.env?.NRAD_CPU_PROF_DIR;
   /** Starts a deployable from its bundle and waits for its /readyz; `restart` runs the same again. */
   const launch = async (
     name: string,
@@ -320,10 +320,7 @@ export async function startSystem(options: SystemOptions): Promise<RunningSystem
     env: Record<string, string>,
     nodeOptions: readonly string[] = [],
   ) => {
-    // NRAD_CPU_PROF_DIR: each process writes V8's CPU profile of its run into <dir>/<name>/ when it
-    // stops (NODE_OPTIONS may not carry --cpu-prof); for finding where a benchmark's time goes.
-    const profDir = options.env?.NRAD_CPU_PROF_DIR ?? process.env.NRAD_CPU_PROF_DIR;
-    const profile = profDir ? ['--cpu-prof', `--cpu-prof-dir=${path.join(profDir, name)}`] : [];
+    const profile = profileDir ? ['--cpu-prof', `--cpu-prof-dir=${path.join(profileDir, name)}`] : [];
     const start = async () => {
       const args = ['--enable-source-maps', ...profile, ...nodeOptions, path.join(REPO_ROOT, entry)];
       const spawned = performance.now();

@@ -91,16 +91,19 @@ describe('an agency’s limits on uploads (issue 37)', () => {
 describe('uploaded files kept only for a retry (issue 37)', () => {
   const { store } = h.main.deps;
   const system = Scope.system('test: the sweep of every agency');
+  /** Uploads a one-row file as `api`'s user and answers its job's id (queued: this instance runs no worker). */
+  const queued = async (api: Awaited<ReturnType<typeof h.as>>, name: string) =>
+    (
+      await api
+        .post('/api/records/batch-upload?async=1')
+        .attach('file', workbook([goodRow()]), name)
+        .expect(202)
+    ).body.jobId as string;
 
   it('a job that ends deletes its file; one run after the file is gone says to upload again', async () => {
     const fia = userOf('FIA', 'Fiona Files');
     const api = await h.as(fia);
-    const { jobId } = (
-      await api
-        .post('/api/records/batch-upload?async=1')
-        .attach('file', workbook([goodRow()]), 'f.xlsx')
-        .expect(202)
-    ).body as { jobId: string };
+    const jobId = await queued(api, 'f.xlsx');
     expect(await store.chunks.countDocuments({ uploadId: jobId })).toBe(1);
     const data = { uploadId: jobId, fileKey: jobId, uploader: fia, grant: await testGrant(fia, 'ingest') };
     expect(await processUpload(h.main.deps, data)).toMatchObject({ success: true, successfulRecords: 1 });
@@ -110,12 +113,7 @@ describe('uploaded files kept only for a retry (issue 37)', () => {
     expect((await store.uploads.findById(jobId).lean())?.sha256).toMatch(/^[0-9a-f]{64}$/);
 
     // A job whose file was deleted after its keeping time (failed, then retried from the queue board).
-    const late = (
-      await api
-        .post('/api/records/batch-upload?async=1')
-        .attach('file', workbook([goodRow()]), 'g.xlsx')
-        .expect(202)
-    ).body.jobId as string;
+    const late = await queued(api, 'g.xlsx');
     await store.progress(Scope.of(fia), late, { state: 'failed' });
     await store.sweep(system, new Date(Date.now() + 1000));
     const result = await processUpload(h.main.deps, {
@@ -139,12 +137,7 @@ describe('uploaded files kept only for a retry (issue 37)', () => {
   it('a job without the gateway’s grant creates nothing and says to upload again (issue 37)', async () => {
     const cus = userOf('CUS', 'Cora Grantless');
     const api = await h.as(cus);
-    const { jobId } = (
-      await api
-        .post('/api/records/batch-upload?async=1')
-        .attach('file', workbook([goodRow()]), 'h.xlsx')
-        .expect(202)
-    ).body as { jobId: string };
+    const jobId = await queued(api, 'h.xlsx');
     // As a job queued before grants were kept: the records service would refuse it without one.
     const result = await processUpload(h.main.deps, { uploadId: jobId, fileKey: jobId, uploader: cus });
     expect(result).toEqual({

@@ -63,32 +63,27 @@ export function recordsClient(baseUrl: string, signer: IdentitySigner, timeoutMs
     if (!res.ok) throw new Error(`records service answered ${res.status} to ${init.method ?? 'GET'} ${path}`);
     return res.json() as Promise<unknown>;
   };
+  /** A POST of the upload's job to an internal import path, on the uploader's behalf with its grant. */
+  const postAsUploader = (path: string, grant: string, body: object, requestId: string | null | undefined) =>
+    call(
+      path,
+      { kind: 'on-behalf', proof: grant },
+      {
+        method: 'POST',
+        body: JSON.stringify(body),
+        ...(requestId ? { headers: { [REQUEST_ID_HEADER]: requestId } } : {}),
+      },
+    );
   return {
     async importRows(grant, owner, items, requestId, check) {
-      const body = JSON.stringify({ owner, items, ...(check?.length ? { check } : {}) } satisfies RecordImportRequest);
-      const answer = await call(
-        '/internal/records/import',
-        { kind: 'on-behalf', proof: grant },
-        {
-          method: 'POST',
-          body,
-          ...(requestId ? { headers: { [REQUEST_ID_HEADER]: requestId } } : {}),
-        },
-      );
-      return RecordImportResponseSchema.parse(answer);
+      const body = { owner, items, ...(check?.length ? { check } : {}) } satisfies RecordImportRequest;
+      return RecordImportResponseSchema.parse(await postAsUploader('/internal/records/import', grant, body, requestId));
     },
     async planImport(grant, owner, uploadId, rows, requestId) {
-      const body = JSON.stringify({ owner, uploadId, rows } satisfies RecordImportPlanRequest);
-      const answer = await call(
-        '/internal/records/import-plan',
-        { kind: 'on-behalf', proof: grant },
-        {
-          method: 'POST',
-          body,
-          ...(requestId ? { headers: { [REQUEST_ID_HEADER]: requestId } } : {}),
-        },
+      const body = { owner, uploadId, rows } satisfies RecordImportPlanRequest;
+      return RecordImportPlanSchema.parse(
+        await postAsUploader('/internal/records/import-plan', grant, body, requestId),
       );
-      return RecordImportPlanSchema.parse(answer);
     },
     async options(_user, type) {
       const proof = currentIdentityToken();

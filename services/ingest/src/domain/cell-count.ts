@@ -68,12 +68,50 @@ export function declaredSpan(xmlStart: string): SheetSpan | undefined {
   return m ? spanOfRef(m[1] as string) : undefined;
 }
 
+/** How much of a part's start is searched for its dimension. */
+const DIMENSION_WINDOW = 64 * 1024;
+
+/**
+ * A part's `<dimension>`, looked for in its first DIMENSION_WINDOW bytes as they are unpacked:
+ * `take` answers the span once, with the chunk it is found in, and nothing after.
+ */
+export function dimensionReader() {
+  let start: string | undefined = '';
+  return {
+    take(chunk: Uint8Array): SheetSpan | undefined {
+      if (start === undefined) return undefined;
+      const room = chunk.subarray(0, DIMENSION_WINDOW - start.length);
+      start += Buffer.from(room.buffer, room.byteOffset, room.byteLength).toString('latin1');
+      const span = declaredSpan(start);
+      if (span || start.length >= DIMENSION_WINDOW) start = undefined;
+      return span;
+    },
+  };
+}
+
+/**
+ * A part of the archive as it unpacks, a chunk at a time (zlib's streaming inflater, destroyed
+ * when the caller stops; a stored part is one chunk). Memory is a chunk at a time.
+ */
+export async function* partChunks(bytes: Uint8Array, entry: Part): AsyncGenerator<Buffer> {
+  const data = bytes.subarray(entry.dataOffset, entry.dataOffset + entry.compressedSize);
+  if (entry.method === 0) {
+    yield Buffer.from(data.buffer, data.byteOffset, data.byteLength);
+    return;
+  }
+  const inflater = createInflateRaw({ chunkSize: 64 * 1024 });
+  inflater.end(data);
+  try {
+    yield* inflater as AsyncIterable<Buffer>;
+  } finally {
+    inflater.destroy();
+  }
+}
+
 /** A cell element's start tag, as SheetJS splits a row into cells. */
 const CELL_TAG = /<(?:[\w.-]+:)?c[\s/>]/g;
 /** Text kept from one chunk to the next: a tag cut at the chunk's end (longer: not a cell's). */
 const MAX_CARRY = 256;
-/** How much of a part's start is searched for its dimension. */
-const DIMENSION_WINDOW = 64 * 1024;
 
 /** What the count found: cells counted, and the span the sheets' dimensions declare in all. */
 export interface CellCount {
@@ -100,44 +138,22 @@ export async function countCells(bytes: Uint8Array, entries: readonly Part[], ma
 }
 
 async function countPart(bytes: Uint8Array, entry: Part, count: CellCount, maxCells: number): Promise<void> {
-  const data = bytes.subarray(entry.dataOffset, entry.dataOffset + entry.compressedSize);
-  let start = '';
-  let dimensionRead = false;
+  const dimension = dimensionReader();
   let carry = '';
-  const take = (text: string) => {
-    if (!dimensionRead) {
-      start += text;
-      const span = declaredSpan(start);
-      if (span || start.length >= DIMENSION_WINDOW) {
-        dimensionRead = true;
-        start = '';
-        if (span) {
-          count.declared += span.rows * span.columns;
-          if (!count.largest || span.rows * span.columns > count.largest.rows * count.largest.columns) {
-            count.largest = span;
-          }
-        }
+  for await (const chunk of partChunks(bytes, entry)) {
+    const span = dimension.take(chunk);
+    if (span) {
+      count.declared += span.rows * span.columns;
+      if (!count.largest || span.rows * span.columns > count.largest.rows * count.largest.columns) {
+        count.largest = span;
       }
     }
-    const all = carry + text;
+    const all = carry + chunk.toString('latin1');
     const last = all.lastIndexOf('<');
     const scan = last < 0 ? all : all.slice(0, last);
     carry = last < 0 || all.length - last > MAX_CARRY ? '' : all.slice(last);
     count.cells += matches(scan);
-  };
-  if (entry.method === 0) {
-    take(Buffer.from(data.buffer, data.byteOffset, data.byteLength).toString('latin1'));
-  } else {
-    const inflater = createInflateRaw({ chunkSize: 64 * 1024 });
-    inflater.end(data);
-    try {
-      for await (const chunk of inflater as AsyncIterable<Buffer>) {
-        take(chunk.toString('latin1'));
-        if (count.cells > maxCells || count.declared > maxCells) break;
-      }
-    } finally {
-      inflater.destroy();
-    }
+    if (count.cells > maxCells || count.declared > maxCells) break;
   }
   count.cells += matches(carry);
 }

@@ -16,7 +16,6 @@
  * is refused here too, from the sheet's first bytes; the worker counts the cells themselves before
  * parsing (cell-count.ts), as a dimension may be missing or false.
  */
-import { createInflateRaw } from 'node:zlib';
 import {
   BATCH_UPLOAD_MESSAGES,
   ERROR_CODES,
@@ -25,7 +24,7 @@ import {
   workbookKindOfName,
 } from '@nrad/contracts';
 import { CFB } from 'xlsx';
-import { declaredSpan, type SheetSpan } from './cell-count.ts';
+import { dimensionReader, partChunks, type SheetSpan } from './cell-count.ts';
 
 /** The two kinds of workbook SPEC §5 accepts, named by their file extension. */
 
@@ -367,52 +366,37 @@ function hasZip64Extra(view: DataView, at: number, length: number): boolean {
   return false;
 }
 
-/** How much of a sheet's start is read for its `<dimension>` (it comes before the rows). */
-const DIMENSION_WINDOW = 64 * 1024;
-
 /**
  * Unpacks one part as a stream, its declared size the cap on the output, refusing the file when
  * the part is cut short or holds more (or less) than it declares; memory is a chunk at a time.
  * For a sheet (`cells` given), the span its `<dimension>` declares is added to `cells.declared`
  * and the file refused once that passes `cells.maxCells`, before the rest of the part is unpacked.
+ * A stored part's size is its compressed size, already in bounds: only its dimension is read.
  */
 async function verifyUnpackedSize(
   bytes: Uint8Array,
   entry: ZipEntry,
   cells?: { declared: { cells: number }; maxCells: number },
 ): Promise<void> {
-  const data = bytes.subarray(entry.dataOffset, entry.dataOffset + entry.compressedSize);
-  let start = cells ? '' : undefined;
-  const look = (chunk: Uint8Array) => {
-    if (start === undefined || !cells) return;
-    start += Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength).toString('latin1');
-    const span = declaredSpan(start);
-    if (!span && start.length < DIMENSION_WINDOW) return;
-    start = undefined;
-    if (!span) return;
-    cells.declared.cells += span.rows * span.columns;
-    if (cells.declared.cells > cells.maxCells) {
-      throw refuse(UPLOAD_MESSAGES.tooManyCells(cells.maxCells, span), ERROR_CODES.payloadTooLarge);
-    }
-  };
-  if (entry.method === 0) {
-    look(data.subarray(0, DIMENSION_WINDOW)); // stored: its size is its compressed size, already in bounds
-    return;
-  }
-  const inflater = createInflateRaw({ chunkSize: 64 * 1024 });
+  if (entry.method === 0 && !cells) return;
+  const dimension = dimensionReader();
   let unpacked = 0;
   try {
-    inflater.end(data);
-    for await (const chunk of inflater as AsyncIterable<Buffer>) {
+    for await (const chunk of partChunks(bytes, entry)) {
       unpacked += chunk.length;
       if (unpacked > entry.uncompressedSize) throw refuse(UPLOAD_MESSAGES.damaged);
-      look(chunk);
+      const span = cells && dimension.take(chunk);
+      if (span && cells) {
+        cells.declared.cells += span.rows * span.columns;
+        if (cells.declared.cells > cells.maxCells) {
+          throw refuse(UPLOAD_MESSAGES.tooManyCells(cells.maxCells, span), ERROR_CODES.payloadTooLarge);
+        }
+      }
+      if (entry.method === 0) return;
     }
   } catch (err) {
     if (err instanceof UploadRefused) throw err;
     throw refuse(UPLOAD_MESSAGES.damaged);
-  } finally {
-    inflater.destroy();
   }
   if (unpacked !== entry.uncompressedSize) throw refuse(UPLOAD_MESSAGES.damaged);
 }

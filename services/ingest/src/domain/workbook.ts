@@ -57,8 +57,8 @@ export interface ReadLimits {
   /** Characters a cell may hold. */
   maxCellChars: number;
   /**
-   * Cells (rows × columns of each sheet read) a workbook may have in all. An .xlsx is counted
-   * before it is parsed (cell-count.ts); this bounds an .xls too, whose size the file's bounds.
+   * Cells (rows × columns of each sheet read) an .xls may have in all, checked once it is read (its
+   * size bounds the read). An .xlsx is counted before it is parsed (cell-count.ts), not here.
    */
   maxCells?: number;
 }
@@ -144,7 +144,8 @@ export function readRows(bytes: Uint8Array, kind: WorkbookKind, limits: ReadLimi
   if (truncated || hasContentFrom(rows, limits.maxRows + 1)) {
     throw new WorkbookRefused(WORKBOOK_MESSAGES.tooManyRows(limits.maxRows));
   }
-  if (limits.maxCells !== undefined) checkCells(workbook, limits.maxCells);
+  // An .xlsx's cells were counted before SheetJS was given it (upload-rows.ts); an .xls's are here.
+  if (kind === 'xls' && limits.maxCells !== undefined) checkCells(workbook, limits.maxCells);
   const options: CellOptions = {
     date1904: Boolean(workbook.Workbook?.WBProps?.date1904),
     maxCellChars: limits.maxCellChars,

@@ -211,12 +211,11 @@ async function planOf(
   deps: IngestDeps,
   upload: { _id: string; uploader: UserIdentity; plan?: RecordImportPlan },
   numbered: RecordImportPlanRequest['rows'],
-  data: IngestJobData & { grant: string },
+  grant: string,
+  requestId: string | null | undefined,
 ): Promise<RecordImportPlan> {
   if (upload.plan) return upload.plan;
-  return numbered.length
-    ? deps.records.planImport(data.grant, upload.uploader, upload._id, numbered, data.requestId)
-    : {};
+  return numbered.length ? deps.records.planImport(grant, upload.uploader, upload._id, numbered, requestId) : {};
 }
 
 /**
@@ -294,7 +293,8 @@ export async function processUpload(deps: IngestDeps, data: IngestJobData): Prom
 
   // Without the gateway's grant the records service creates nothing for the uploader (a job queued
   // before grants were kept, or an upload that did not come through the gateway).
-  if (!data.grant) return refuse(NO_GRANT_MESSAGE);
+  const { grant } = data;
+  if (!grant) return refuse(NO_GRANT_MESSAGE);
   const file = await deps.store.file(scope, data.fileKey);
   if (!file) return refuse(fileGoneMessage(deps.config.INGEST_KEEP_HOURS));
   const parsing = deps.parse(file, upload.kind);
@@ -309,7 +309,7 @@ export async function processUpload(deps: IngestDeps, data: IngestJobData): Prom
   }
 
   try {
-    return await importParsed(deps, { ...data, grant: data.grant }, upload, parsed);
+    return await importParsed(deps, data, grant, upload, parsed);
   } finally {
     await parsed.close();
   }
@@ -321,13 +321,14 @@ export async function processUpload(deps: IngestDeps, data: IngestJobData): Prom
  */
 async function importParsed(
   deps: IngestDeps,
-  data: IngestJobData & { grant: string },
+  data: IngestJobData,
+  grant: string,
   upload: UploadDoc,
   parsed: ParsedUpload,
 ): Promise<BatchUploadResult> {
   const scope = scopeOf(data.uploader);
   const { total } = parsed;
-  const plan = await planOf(deps, upload, parsed.planRows, data);
+  const plan = await planOf(deps, upload, parsed.planRows, grant, data.requestId);
   // Rows from here on are not sent (the uploader's budget is spent: docs/adr/0015).
   const stopAt = plan.stopAt ?? Number.POSITIVE_INFINITY;
   await deps.store.progress(scope, upload._id, { totalRows: total, processedRows: 0, plan });
@@ -413,7 +414,7 @@ async function importParsed(
       const check = rows.filter((r) => r.errors.length > 0).map(item);
       const answer =
         valid.length || check.length
-          ? await deps.records.importRows(data.grant, uploader, valid, data.requestId, check)
+          ? await deps.records.importRows(grant, uploader, valid, data.requestId, check)
           : { results: [] };
       answered[at] = {
         outcomes: new Map(answer.results.map((o) => [o.key, o])),
