@@ -6,8 +6,16 @@
  */
 import { INCIDENT_NUMBER_TAKEN, incidentKey, RecordFieldsSchema, type RecordImportPlanRequest } from '@nrad/contracts';
 import { countCells } from './cell-count.ts';
-import { readZipDirectory, UploadRefused, type WorkbookKind } from './file-check.ts';
-import { type ReadLimits, readRows, type SheetRow, WORKBOOK_MESSAGES, WorkbookRefused } from './workbook.ts';
+import { readZipDirectory, UploadRefused, type WorkbookKind, type ZipEntry } from './file-check.ts';
+import {
+  type ReadLimits,
+  readRows,
+  readXlsxRows,
+  type SheetRow,
+  type SheetTable,
+  WORKBOOK_MESSAGES,
+  WorkbookRefused,
+} from './workbook.ts';
 
 export interface UploadReadLimits extends ReadLimits {
   maxCells: number;
@@ -20,6 +28,8 @@ export interface UploadRows {
   rows: SheetRow[];
   /** The incident number of each row the job will send (a row with no problem here), in row order. */
   planRows: RecordImportPlanRequest['rows'];
+  /** Which reader read the workbook: the stream reader (xlsx-stream.ts) or SheetJS whole. */
+  reader: 'stream' | 'sheetjs';
 }
 
 /**
@@ -32,8 +42,8 @@ export async function readUploadRows(
   kind: WorkbookKind,
   limits: UploadReadLimits,
 ): Promise<UploadRows> {
+  let entries: ReturnType<typeof readZipDirectory> | undefined;
   if (kind === 'xlsx') {
-    let entries: ReturnType<typeof readZipDirectory>;
     try {
       entries = readZipDirectory(bytes, limits.maxUncompressedBytes);
     } catch (err) {
@@ -48,9 +58,33 @@ export async function readUploadRows(
       );
     }
   }
-  const { rows } = readRows(bytes, kind, limits);
+  const { table, reader } = await readTable(bytes, kind, entries, limits);
+  const { rows } = table;
   markRepeatedNumbers(rows);
-  return { rows, planRows: planRowsOf(rows) };
+  return { rows, planRows: planRowsOf(rows), reader };
+}
+
+/**
+ * The workbook's rows: an .xlsx of the common shape read as a stream (readXlsxRows), any other
+ * file — an .xls, an .xlsx that reader leaves to SheetJS or that it could not read — by SheetJS
+ * whole (readRows), which then decides alone: the same rows either way, only the time and memory
+ * differ.
+ */
+async function readTable(
+  bytes: Uint8Array,
+  kind: WorkbookKind,
+  entries: readonly ZipEntry[] | undefined,
+  limits: UploadReadLimits,
+): Promise<{ table: SheetTable; reader: UploadRows['reader'] }> {
+  if (entries) {
+    try {
+      return { table: await readXlsxRows(bytes, entries, limits), reader: 'stream' };
+    } catch (err) {
+      if (err instanceof WorkbookRefused) throw err;
+      // StreamUnsupported (a shape left to SheetJS), or anything the stream reader met: SheetJS reads it.
+    }
+  }
+  return { table: readRows(bytes, kind, limits), reader: 'sheetjs' };
 }
 
 /**

@@ -20,7 +20,8 @@ import {
   TEMPLATE_COLUMNS,
   type TemplateColumn,
 } from './columns.ts';
-import { isOle2, isZip, ole2Contents, UPLOAD_MESSAGES, type WorkbookKind } from './file-check.ts';
+import { isOle2, isZip, ole2Contents, UPLOAD_MESSAGES, type WorkbookKind, type ZipEntry } from './file-check.ts';
+import { streamWorkbook } from './xlsx-stream.ts';
 
 /** A problem with one cell, shown as "Row {row}, {field}: {message}" (SPEC §2, §3). */
 export interface RowError {
@@ -158,6 +159,53 @@ export function readRows(bytes: Uint8Array, kind: WorkbookKind, limits: ReadLimi
   }
   if (out.length === 0) throw new WorkbookRefused(WORKBOOK_MESSAGES.noRecords);
   return { rows: out, warnings };
+}
+
+/**
+ * readRows for an .xlsx, its sheets read as streams a row at a time (xlsx-stream.ts) instead of
+ * parsed whole by SheetJS: the same rows, warnings and refusals, in a fraction of the memory and
+ * time. `entries` is the archive's directory (file-check.ts's readZipDirectory). Throws
+ * StreamUnsupported for a workbook of another shape than the common one: read it with readRows.
+ * Like SheetJS, every sheet up to the data sheet is read to its end before any refusal is made.
+ */
+export async function readXlsxRows(
+  bytes: Uint8Array,
+  entries: readonly ZipEntry[],
+  limits: ReadLimits,
+): Promise<SheetTable> {
+  const book = await streamWorkbook(bytes, entries, sheetRowsToRead(limits.maxRows));
+  const options: CellOptions = { date1904: book.date1904, maxCellChars: limits.maxCellChars };
+  const skipped = normalizeHeader(ALLOWED_VALUES_SHEET);
+  let anyContent = false;
+  for (const sheet of book.sheets) {
+    if (normalizeHeader(sheet.name) === skipped) continue;
+    let header: ReturnType<typeof readHeader> | undefined;
+    let refusal: WorkbookRefused | undefined;
+    let beyond = false;
+    const out: SheetRow[] = [];
+    for await (const { index, cells } of sheet.rows()) {
+      const content = cells.some((cell) => !isEmptyCell(cell));
+      if (index === 0 && content) {
+        try {
+          header = readHeader(cells);
+        } catch (err) {
+          if (!(err instanceof WorkbookRefused)) throw err;
+          refusal = err;
+        }
+        continue;
+      }
+      anyContent ||= content;
+      if (!header || !content) continue;
+      if (index > limits.maxRows) beyond = true;
+      else out.push(readRow(cells, index + 1, header.columns, options));
+    }
+    if (!header && !refusal) continue;
+    if (refusal) throw refusal;
+    if (sheet.truncated() || beyond) throw new WorkbookRefused(WORKBOOK_MESSAGES.tooManyRows(limits.maxRows));
+    if (out.length === 0) throw new WorkbookRefused(WORKBOOK_MESSAGES.noRecords);
+    return { rows: out, warnings: header!.warnings };
+  }
+  throw new WorkbookRefused(anyContent ? WORKBOOK_MESSAGES.headerNotFirst : WORKBOOK_MESSAGES.empty);
 }
 
 /**
