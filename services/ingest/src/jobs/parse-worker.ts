@@ -16,9 +16,10 @@ const { bytes, kind, limits } = workerData as ParseRequest;
 
 try {
   const { rows, planRows } = await readUploadRows(bytes, kind, limits);
-  // The workbook (its XML, SheetJS's cells: hundreds of MB for 100,000 rows) is garbage now; a full
-  // collection keeps the thread's heap to the rows while the job sends them (the service runs with
-  // --expose-gc; without it this does nothing).
+  // What reading left is garbage now (a chunk and the shared strings of a stream read; for a file
+  // SheetJS read, its XML and cells: hundreds of MB for 100,000 rows); a full collection keeps the
+  // thread's heap to the rows while the job sends them (the service runs with --expose-gc; without
+  // it this does nothing).
   (globalThis as { gc?: () => void }).gc?.();
   let at = 0;
   port.on('message', ({ count }: TakeMessage) => {
