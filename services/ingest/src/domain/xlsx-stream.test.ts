@@ -267,6 +267,19 @@ describe('the stream reader on the shapes other writers use', () => {
     }
   });
 
+  it('rows longer than a chunk of the unpacked part, and tags cut between chunks', async () => {
+    const long = 'x'.repeat(200_000);
+    const cells = Array.from({ length: 3_000 }, (_, i) => `<c r="${XLSX.utils.encode_col(7 + i)}2"><v>${i}</v></c>`);
+    const rows =
+      `<row r="2"><c r="A2" t="str"><v>L-1</v></c><c r="B2" t="inlineStr"><is><t>${long}</t></is></c>${cells.join('')}</row>` +
+      Array.from(
+        { length: 2_000 },
+        (_, i) => `<row r="${i + 3}"><c r="A${i + 3}" t="str"><v>N-${i}</v></c></row>`,
+      ).join('');
+    const big = { maxRows: 5_000, maxCellChars: 40 };
+    expect(await agree(handWritten(`<sheetData>${headerRow()}${rows}</sheetData>`), big)).toHaveProperty('table');
+  });
+
   it('the 1904 date system, a dimension past the rows read, a row past the limit', async () => {
     const dateRow =
       '<row r="2"><c r="A2" t="str"><v>D-1</v></c><c r="C2"><v>30000</v></c><c r="D2"><v>30001.5</v></c></row>';

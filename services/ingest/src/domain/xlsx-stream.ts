@@ -265,6 +265,7 @@ const CELL_REF = /r=["']([^"']*)["']/;
 const LEFT_TO_SHEETJS = /<(?:\w+:)?f[\s>/]|\bt\s*=\s*["']d["']/;
 const SHEET_DATA_OPEN = /<(?:\w+:)?sheetData\b[^<>]*>/;
 const SHEET_DATA_CLOSE = /<\/(?:\w+:)?sheetData>/;
+const SHEET_DATA_CLOSE_FROM = /<\/(?:\w+:)?sheetData>/g;
 const DIMENSION = /<(?:\w*:)?dimension/;
 const DIMENSION_REF = /"(\w*:\w*)"/;
 /** Text before `<sheetData>` held at most (sheet views, columns): more is not a sheet of records. */
@@ -432,6 +433,10 @@ async function* sheetRows(
         throw unsupported('a UTF-16 part');
       }
     }
+    // Where a tag still to be found may start: at the last '<' of what was kept (a tag cut at the
+    // chunk's end), or in the new chunk. Searching only from there keeps a row of any length linear.
+    const lastTag = text.lastIndexOf('<');
+    let scanFrom = lastTag >= 0 ? lastTag : text.length;
     text += chunk.toString('latin1');
     if (phase === 'prefix') {
       const open = SHEET_DATA_OPEN.exec(text);
@@ -443,6 +448,7 @@ async function* sheetRows(
       // <sheetData/>: SheetJS looks for its end tag, finds none and reads no rows (as SheetJS writes an empty sheet).
       phase = open[0].endsWith('/>') ? 'empty' : 'data';
       text = text.slice(open.index + open[0].length);
+      scanFrom = 0;
     }
     if (phase === 'empty') {
       if (SHEET_DATA_CLOSE.test(text)) throw unsupported('a sheetData element closed twice');
@@ -455,8 +461,9 @@ async function* sheetRows(
       text = text.slice(-64);
       continue;
     }
-    const close = SHEET_DATA_CLOSE.exec(text);
-    const upTo = close ? close.index : lastRowEnd(text);
+    SHEET_DATA_CLOSE_FROM.lastIndex = scanFrom;
+    const close = SHEET_DATA_CLOSE_FROM.exec(text);
+    const upTo = close ? close.index : lastRowEnd(text, scanFrom);
     if (upTo <= 0 && !close) continue;
     const data = text.slice(0, upTo);
     text = close ? text.slice(close.index + close[0].length) : text.slice(upTo);
@@ -476,10 +483,10 @@ async function* sheetRows(
   if (!dimensionSeen) onTruncated(false);
 }
 
-/** Where the last `</row>` of `text` ends (0: none). */
-function lastRowEnd(text: string): number {
+/** Where the last `</row>` of `text` starting at `from` or later ends (0: none). */
+function lastRowEnd(text: string, from: number): number {
   let end = 0;
-  ROW_END.lastIndex = 0;
+  ROW_END.lastIndex = from;
   for (let m = ROW_END.exec(text); m; m = ROW_END.exec(text)) end = ROW_END.lastIndex;
   return end;
 }
