@@ -10,7 +10,7 @@ import {
 } from '@nrad/contracts';
 import { describe, expect, it } from 'vitest';
 import * as XLSX from 'xlsx';
-import { checkUpload } from './file-check.ts';
+import { checkUpload, readZipDirectory } from './file-check.ts';
 import {
   ALLOWED_VALUES_SHEET,
   buildTemplate,
@@ -18,7 +18,7 @@ import {
   TEMPLATE_COLUMNS,
   TEMPLATE_FILE_NAME,
 } from './template.ts';
-import { columnOfHeader, readRows, WORKBOOK_MESSAGES, WorkbookRefused } from './workbook.ts';
+import { columnOfHeader, readRows, readXlsxRows, WORKBOOK_MESSAGES, WorkbookRefused } from './workbook.ts';
 
 const options = { sources: [...DEFAULT_SOURCE_OPTIONS], countries: [...COUNTRIES] };
 const template = buildTemplate(options);
@@ -105,6 +105,11 @@ describe('the template', () => {
     const parsed = RecordInputSchema.safeParse(row?.body);
     expect(parsed.error).toBeUndefined();
     expect(parsed.data).toMatchObject({ caseAmount: '12500.50', seizedAmount: '5000.00', confiscatedAmount: '0.00' });
+  });
+
+  it('is read by the stream reader as SheetJS reads it (comments, validations and all)', async () => {
+    const streamed = await readXlsxRows(template, readZipDirectory(template, 1024 * 1024), limits);
+    expect(streamed).toEqual(readRows(template, 'xlsx', limits));
   });
 
   it('stores the example dates as Excel dates shown yyyy-mm-dd and the amounts as numbers shown 0.00', () => {
