@@ -502,13 +502,20 @@ const OTHER_FORMATS = ['meta-inf/manifest.xml', 'objectdata.xml', 'index/documen
 /** Small parts read whole (content types, the workbook, its relationships): at most this long. */
 const MAX_SMALL_PART = 8 * 1024 * 1024;
 
+/**
+ * A part's text, read as bytes (as SheetJS reads it). Decoded a chunk at a time into the thread's
+ * heap, which its memory budget bounds, rather than gathered in buffers outside it first.
+ */
 async function partText(bytes: Uint8Array, part: ZipEntry, max: number): Promise<string> {
   if (part.uncompressedSize > max) throw unsupported(`a part over ${max} bytes`);
-  const chunks: Buffer[] = [];
-  for await (const chunk of partChunks(bytes, part)) chunks.push(chunk);
-  const all = Buffer.concat(chunks);
-  if ((all[0] === 0xff && all[1] === 0xfe) || (all[0] === 0xfe && all[1] === 0xff)) throw unsupported('a UTF-16 part');
-  return all.toString('latin1');
+  let text = '';
+  for await (const chunk of partChunks(bytes, part)) {
+    if (text === '' && ((chunk[0] === 0xff && chunk[1] === 0xfe) || (chunk[0] === 0xfe && chunk[1] === 0xff))) {
+      throw unsupported('a UTF-16 part');
+    }
+    text += chunk.toString('latin1');
+  }
+  return text;
 }
 
 const tagsOf = (xml: string) => xml.match(ANY_TAG) ?? [];
