@@ -15,7 +15,7 @@ const send = (message: ParseMessage) => port.postMessage(message);
 const { bytes, kind, limits } = workerData as ParseRequest;
 
 try {
-  const { rows, planRows } = await readUploadRows(bytes, kind, limits);
+  const { rows, planRows, reader } = await readUploadRows(bytes, kind, limits);
   // What reading left is garbage now (a chunk and the shared strings of a stream read; for a file
   // SheetJS read, its XML and cells: hundreds of MB for 100,000 rows); a full collection keeps the
   // thread's heap to the rows while the job sends them (the service runs with --expose-gc; without
@@ -28,7 +28,7 @@ try {
     rows.fill(undefined as never, at, end); // sent (copied): let this thread's copy go
     at = end;
   });
-  send({ type: 'parsed', total: rows.length, planRows });
+  send({ type: 'parsed', total: rows.length, planRows, reader });
 } catch (err) {
   if (err instanceof WorkbookRefused) send({ type: 'refused', message: err.message });
   else send({ type: 'failed', message: err instanceof Error ? err.message : String(err) });

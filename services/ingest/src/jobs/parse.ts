@@ -13,7 +13,7 @@ import { createRequire } from 'node:module';
 import { Worker } from 'node:worker_threads';
 import type { RecordImportPlanRequest } from '@nrad/contracts';
 import type { SheetRow, WorkbookKind } from '../domain/index.ts';
-import type { UploadReadLimits } from '../domain/upload-rows.ts';
+import type { UploadReadLimits, UploadRows } from '../domain/upload-rows.ts';
 
 /** A job's budget for reading its file. */
 export interface ParseBudget {
@@ -35,7 +35,7 @@ export interface ParseRequest {
  * each `take`; or `refused`; or `failed`.
  */
 export type ParseMessage =
-  | { type: 'parsed'; total: number; planRows: RecordImportPlanRequest['rows'] }
+  | { type: 'parsed'; total: number; planRows: RecordImportPlanRequest['rows']; reader: UploadRows['reader'] }
   | { type: 'rows'; rows: SheetRow[] }
   | { type: 'refused'; message: string }
   | { type: 'failed'; message: string };
@@ -56,6 +56,8 @@ export interface ParsedUpload {
   total: number;
   /** The incident number of each row the job will send, in row order. */
   planRows: RecordImportPlanRequest['rows'];
+  /** Which reader read the file (the stream reader, or SheetJS whole: domain/upload-rows.ts). */
+  reader: UploadRows['reader'];
   /** The next `count` rows in sheet order (fewer at the end, none after); answered in call order. */
   take(count: number): Promise<SheetRow[]>;
   /** Ends the thread (rows not taken are dropped). */
@@ -142,9 +144,14 @@ export function parseUpload(request: ParseRequest, budget: ParseBudget): Promise
       () => finish({ refused: PARSE_MESSAGES.tooSlow(budget.timeoutMs / 1000), budget: 'time' }, true),
       budget.timeoutMs,
     );
-    const parsed = (total: number, planRows: RecordImportPlanRequest['rows']): ParsedUpload => ({
+    const parsed = (
+      total: number,
+      planRows: RecordImportPlanRequest['rows'],
+      reader: UploadRows['reader'],
+    ): ParsedUpload => ({
       total,
       planRows,
+      reader,
       take(count) {
         if (ended) return Promise.reject(ended);
         return new Promise<SheetRow[]>((resolveRows, rejectRows) => {
@@ -159,7 +166,7 @@ export function parseUpload(request: ParseRequest, budget: ParseBudget): Promise
     });
     worker.on('message', (m: ParseMessage) => {
       if (m.type === 'rows') waiting.shift()?.resolve(m.rows);
-      else if (m.type === 'parsed') finish(parsed(m.total, m.planRows));
+      else if (m.type === 'parsed') finish(parsed(m.total, m.planRows, m.reader));
       else if (m.type === 'refused') finish({ refused: m.message });
       else {
         const err = new Error(`the parse worker failed: ${m.message}`);

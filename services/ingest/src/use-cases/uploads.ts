@@ -307,6 +307,8 @@ export async function processUpload(deps: IngestDeps, data: IngestJobData): Prom
     if (parsed.budget) deps.logger.warn({ uploadId: upload._id, budget: parsed.budget }, 'upload over its budget');
     return refuse(parsed.refused);
   }
+  // Which reader read it: a file left to SheetJS whole needs the memory the stream reader does not.
+  deps.logger.info({ uploadId: upload._id, rows: parsed.total, reader: parsed.reader }, 'upload read');
 
   try {
     return await importParsed(deps, data, grant, upload, parsed);
