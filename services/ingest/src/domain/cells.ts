@@ -85,7 +85,8 @@ export function numberText(n: number): string {
   return rounded.toFixed(20).replace(/0+$/, '');
 }
 
-const EXCEL_ERRORS: Readonly<Record<number, string>> = {
+/** The error values a cell can show, by the code SheetJS reads them as. */
+export const EXCEL_ERRORS: Readonly<Record<number, string>> = {
   0: '#NULL!',
   7: '#DIV/0!',
   15: '#VALUE!',

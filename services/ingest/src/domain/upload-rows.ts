@@ -42,7 +42,7 @@ export async function readUploadRows(
   kind: WorkbookKind,
   limits: UploadReadLimits,
 ): Promise<UploadRows> {
-  let entries: ReturnType<typeof readZipDirectory> | undefined;
+  let entries: ZipEntry[] | undefined;
   if (kind === 'xlsx') {
     try {
       entries = readZipDirectory(bytes, limits.maxUncompressedBytes);

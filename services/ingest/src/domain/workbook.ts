@@ -140,33 +140,37 @@ type DenseRows = Array<DenseRow | undefined>;
  */
 export function readRows(bytes: Uint8Array, kind: WorkbookKind, limits: ReadLimits): SheetTable {
   const workbook = parseWorkbook(bytes, kind, limits.maxRows);
-  const { rows, truncated } = dataSheet(workbook);
-  const { columns, warnings } = readHeader(rows[0] ?? []);
-  if (truncated || hasContentFrom(rows, limits.maxRows + 1)) {
-    throw new WorkbookRefused(WORKBOOK_MESSAGES.tooManyRows(limits.maxRows));
-  }
-  // An .xlsx's cells were counted before SheetJS was given it (upload-rows.ts); an .xls's are here.
-  if (kind === 'xls' && limits.maxCells !== undefined) checkCells(workbook, limits.maxCells);
   const options: CellOptions = {
     date1904: Boolean(workbook.Workbook?.WBProps?.date1904),
     maxCellChars: limits.maxCellChars,
   };
-  const out: SheetRow[] = [];
-  for (let index = 1; index < rows.length; index++) {
-    const cells = rows[index];
-    if (!cells || cells.every(isEmptyCell)) continue;
-    out.push(readRow(cells, index + 1, columns, options));
+  // An .xlsx's cells were counted before SheetJS was given it (upload-rows.ts); an .xls's are here.
+  const checks =
+    kind === 'xls' && limits.maxCells !== undefined ? () => checkCells(workbook, limits.maxCells!) : undefined;
+  let anyContent = false;
+  for (const name of workbook.SheetNames) {
+    if (isAllowedValuesSheet(name)) continue;
+    const sheet = sheetNamed(workbook, name);
+    const rows = sheet?.['!data'] as DenseRows | undefined;
+    if (!sheet || !Array.isArray(rows)) continue;
+    const table = sheetTable(limits, options);
+    rows.forEach((cells, index) => {
+      if (cells) table.row(index, cells);
+    });
+    // SheetJS notes the full range as `!fullref` when the dimension goes past the rows it read.
+    const read = table.end(typeof sheet['!fullref'] === 'string', checks);
+    if (read) return read;
+    anyContent ||= table.anyContent;
   }
-  if (out.length === 0) throw new WorkbookRefused(WORKBOOK_MESSAGES.noRecords);
-  return { rows: out, warnings };
+  throw noDataSheet(anyContent);
 }
 
 /**
  * readRows for an .xlsx, its sheets read as streams a row at a time (xlsx-stream.ts) instead of
- * parsed whole by SheetJS: the same rows, warnings and refusals, in a fraction of the memory and
- * time. `entries` is the archive's directory (file-check.ts's readZipDirectory). Throws
- * StreamUnsupported for a workbook of another shape than the common one: read it with readRows.
- * Like SheetJS, every sheet up to the data sheet is read to its end before any refusal is made.
+ * parsed whole by SheetJS: the same rows, warnings and refusals (sheetTable's, for both), in a
+ * fraction of the memory and time. `entries` is the archive's directory (file-check.ts's
+ * readZipDirectory). Throws StreamUnsupported for a workbook of another shape than the common one:
+ * read it with readRows.
  */
 export async function readXlsxRows(
   bytes: Uint8Array,
@@ -175,38 +179,72 @@ export async function readXlsxRows(
 ): Promise<SheetTable> {
   const book = await streamWorkbook(bytes, entries, sheetRowsToRead(limits.maxRows));
   const options: CellOptions = { date1904: book.date1904, maxCellChars: limits.maxCellChars };
-  const skipped = normalizeHeader(ALLOWED_VALUES_SHEET);
   let anyContent = false;
   for (const sheet of book.sheets) {
-    if (normalizeHeader(sheet.name) === skipped) continue;
-    let header: ReturnType<typeof readHeader> | undefined;
-    let refusal: WorkbookRefused | undefined;
-    let beyond = false;
-    const out: SheetRow[] = [];
-    for await (const { index, cells } of sheet.rows()) {
+    if (isAllowedValuesSheet(sheet.name)) continue;
+    const table = sheetTable(limits, options);
+    for await (const { index, cells } of sheet.rows()) table.row(index, cells);
+    const read = table.end(sheet.truncated());
+    if (read) return read;
+    anyContent ||= table.anyContent;
+  }
+  throw noDataSheet(anyContent);
+}
+
+/**
+ * One sheet's rows turned into its table, a row at a time, whichever reader gives them: `row` for
+ * each row that holds a cell, in order (0-based index, cells by column); then `end`, with whether
+ * the reader cut the sheet short at `maxRows` and, for an .xls, the check of its cells. `end`
+ * answers undefined when the sheet is not the data sheet (its first row holds nothing;
+ * `anyContent` then says whether any other row did), else the table or the refusal of the file:
+ * the header's, too many rows, the cells' (`checks`), no records — in that order, once the whole
+ * sheet is read (as SheetJS reads all of it before any is looked at).
+ */
+function sheetTable(limits: ReadLimits, options: CellOptions) {
+  let header: { columns: MappedColumn[]; warnings: string[] } | undefined;
+  let refusal: WorkbookRefused | undefined;
+  let beyond = false;
+  let anyContent = false;
+  const out: SheetRow[] = [];
+  return {
+    get anyContent() {
+      return anyContent;
+    },
+    row(index: number, cells: DenseRow): void {
       const content = cells.some((cell) => !isEmptyCell(cell));
-      if (index === 0 && content) {
+      if (index === 0) {
+        if (!content) return;
         try {
           header = readHeader(cells);
         } catch (err) {
           if (!(err instanceof WorkbookRefused)) throw err;
           refusal = err;
         }
-        continue;
+        return;
       }
       anyContent ||= content;
-      if (!header || !content) continue;
+      if (!content || !header) return;
+      // The row past maxRows that SheetJS keeps, to see that there are more.
       if (index > limits.maxRows) beyond = true;
       else out.push(readRow(cells, index + 1, header.columns, options));
-    }
-    if (!header && !refusal) continue;
-    if (refusal) throw refusal;
-    if (sheet.truncated() || beyond) throw new WorkbookRefused(WORKBOOK_MESSAGES.tooManyRows(limits.maxRows));
-    if (out.length === 0) throw new WorkbookRefused(WORKBOOK_MESSAGES.noRecords);
-    return { rows: out, warnings: header!.warnings };
-  }
-  throw new WorkbookRefused(anyContent ? WORKBOOK_MESSAGES.headerNotFirst : WORKBOOK_MESSAGES.empty);
+    },
+    end(truncated: boolean, checks?: () => void): SheetTable | undefined {
+      if (refusal) throw refusal;
+      if (!header) return undefined;
+      if (truncated || beyond) throw new WorkbookRefused(WORKBOOK_MESSAGES.tooManyRows(limits.maxRows));
+      checks?.();
+      if (out.length === 0) throw new WorkbookRefused(WORKBOOK_MESSAGES.noRecords);
+      return { rows: out, warnings: header.warnings };
+    },
+  };
 }
+
+/** The template's Allowed Values sheet is never the data sheet. */
+const isAllowedValuesSheet = (name: string) => normalizeHeader(name) === normalizeHeader(ALLOWED_VALUES_SHEET);
+
+/** No sheet's first row holds a header: a file of nothing, or of rows below a blank first row. */
+const noDataSheet = (anyContent: boolean) =>
+  new WorkbookRefused(anyContent ? WORKBOOK_MESSAGES.headerNotFirst : WORKBOOK_MESSAGES.empty);
 
 /**
  * Rows SheetJS keeps: the header, `maxRows` rows and one more, to see that there are more. Rows
@@ -214,12 +252,6 @@ export async function readXlsxRows(
  * must therefore lie within the first `maxRows + 1` rows of the sheet, blank rows included.
  */
 const sheetRowsToRead = (maxRows: number) => maxRows + 2;
-
-/** Whether any row from `index` (0-based) on holds something. */
-function hasContentFrom(rows: DenseRows, index: number): boolean {
-  for (let i = index; i < rows.length; i++) if (rows[i]?.some((cell) => !isEmptyCell(cell))) return true;
-  return false;
-}
 
 function parseWorkbook(bytes: Uint8Array, kind: WorkbookKind, maxRows: number): WorkBook {
   // SheetJS reads anything (CSV, HTML, SYLK…); only the kind the name says is taken.
@@ -248,25 +280,6 @@ function parseWorkbook(bytes: Uint8Array, kind: WorkbookKind, maxRows: number): 
       (isOle2(bytes) && ole2Contents(bytes)?.encrypted === true);
     throw new WorkbookRefused(password ? WORKBOOK_MESSAGES.passwordProtected : WORKBOOK_MESSAGES.damaged);
   }
-}
-
-/**
- * The rows of the data sheet: the first sheet, other than the template's Allowed Values sheet,
- * whose first row holds something; `truncated` when its dimension goes past the rows SheetJS read
- * (SheetJS then notes the full range as `!fullref`).
- */
-function dataSheet(workbook: WorkBook): { rows: DenseRows; truncated: boolean } {
-  const skipped = normalizeHeader(ALLOWED_VALUES_SHEET);
-  let anyContent = false;
-  for (const name of workbook.SheetNames) {
-    if (normalizeHeader(name) === skipped) continue;
-    const sheet = sheetNamed(workbook, name);
-    const rows = sheet?.['!data'] as DenseRows | undefined;
-    if (!sheet || !Array.isArray(rows)) continue;
-    if (rows[0]?.some((cell) => !isEmptyCell(cell))) return { rows, truncated: typeof sheet['!fullref'] === 'string' };
-    anyContent ||= rows.some((row) => row?.some((cell) => !isEmptyCell(cell)));
-  }
-  throw new WorkbookRefused(anyContent ? WORKBOOK_MESSAGES.headerNotFirst : WORKBOOK_MESSAGES.empty);
 }
 
 /** Refuses a workbook whose sheets, as read, span more than `maxCells` cells in all. */

@@ -21,8 +21,9 @@
  * (their cells, cell-count.ts).
  */
 
+import { utils } from 'xlsx';
 import { partChunks } from './cell-count.ts';
-import type { SheetCell } from './cells.ts';
+import { EXCEL_ERRORS, type SheetCell } from './cells.ts';
 import type { ZipEntry } from './file-check.ts';
 
 /** This reader does not read the file (a shape it leaves to SheetJS): read it with SheetJS. */
@@ -204,37 +205,11 @@ export function sharedStrings(xml: string): Array<string | undefined> {
     .map((item) => stringItem(item.trim()));
 }
 
-/** SheetJS's error cell values. */
-const ERROR_CODES = new Map([
-  ['#NULL!', 0x00],
-  ['#DIV/0!', 0x07],
-  ['#VALUE!', 0x0f],
-  ['#REF!', 0x17],
-  ['#NAME?', 0x1d],
-  ['#NUM!', 0x24],
-  ['#N/A', 0x2a],
-  ['#GETTING_DATA', 0x2b],
+/** SheetJS's error cell values: the codes cells.ts names, and SheetJS's own code for an unknown one. */
+const ERROR_CODES = new Map<string, number>([
+  ...Object.entries(EXCEL_ERRORS).map(([code, text]) => [text, Number(code)] as const),
   ['#WTF?', 0xff],
 ]);
-
-function encodeCell(row: number, column: number): string {
-  let letters = '';
-  for (let col = column + 1; col; col = ((col - 1) / 26) | 0)
-    letters = String.fromCharCode(((col - 1) % 26) + 65) + letters;
-  return letters + (row + 1);
-}
-
-/** SheetJS's decode_cell: digits make the row, capital letters the column, whatever the order. */
-function decodeCell(ref: string): { r: number; c: number } {
-  let r = 0;
-  let c = 0;
-  for (let i = 0; i < ref.length; ++i) {
-    const cc = ref.charCodeAt(i);
-    if (cc >= 48 && cc <= 57) r = 10 * r + (cc - 48);
-    else if (cc >= 65 && cc <= 90) c = 26 * c + (cc - 64);
-  }
-  return { r: r - 1, c: c - 1 };
-}
 
 /** SheetJS's safe_decode_range: letters then digits, and after a ':' letters then digits again. */
 function decodeRange(range: string) {
@@ -264,8 +239,7 @@ const CELL_REF = /r=["']([^"']*)["']/;
 /** A formula, or a cell SheetJS turns from an ISO date into a serial: left to SheetJS. */
 const LEFT_TO_SHEETJS = /<(?:\w+:)?f[\s>/]|\bt\s*=\s*["']d["']/;
 const SHEET_DATA_OPEN = /<(?:\w+:)?sheetData\b[^<>]*>/;
-const SHEET_DATA_CLOSE = /<\/(?:\w+:)?sheetData>/;
-const SHEET_DATA_CLOSE_FROM = /<\/(?:\w+:)?sheetData>/g;
+const SHEET_DATA_CLOSE = /<\/(?:\w+:)?sheetData>/g;
 const DIMENSION = /<(?:\w*:)?dimension/;
 const DIMENSION_REF = /"(\w*:\w*)"/;
 /** Text before `<sheetData>` held at most (sheet views, columns): more is not a sheet of records. */
@@ -330,7 +304,8 @@ function readRowPiece(piece: string, state: RowState): StreamedRow | undefined {
     while (close !== c.length && c.charCodeAt(close) !== 62) ++close;
     ++close;
     const { r: ref, t: type } = cellAttributes(c.slice(0, close));
-    const at = decodeCell(ref || encodeCell(row - 1, column));
+    // SheetJS writes a reference for a cell without one and reads it back: the same row and column.
+    const at = ref ? utils.decode_cell(ref) : { r: row - 1, c: column };
     const content = c.slice(close);
     const cell: SheetCell = { t: '' };
     const value = firstValue(content);
@@ -411,7 +386,6 @@ async function* sheetRows(
   let phase: 'prefix' | 'data' | 'after' | 'empty' = 'prefix';
   let text = '';
   let dimensionSeen = false;
-  let first = true;
   /** SheetJS reads the first `<dimension` anywhere in the part, its reference within 50 characters. */
   const dimension = (from: string): boolean => {
     if (dimensionSeen) return true;
@@ -423,16 +397,18 @@ async function* sheetRows(
     const ref = DIMENSION_REF.exec(from.slice(at.index, at.index + 50));
     const d = ref ? decodeRange(ref[1]!) : undefined;
     const valid = d !== undefined && d.s.r <= d.e.r && d.s.c <= d.e.c && d.s.r >= 0 && d.s.c >= 0;
-    onTruncated(valid && d !== undefined && state.sheetRows <= d.e.r);
+    onTruncated(valid && state.sheetRows <= d.e.r);
     return true;
   };
+  /** What follows the data, kept to its last characters: SheetJS reads nothing there but a dimension. */
+  const afterData = () => {
+    SHEET_DATA_CLOSE.lastIndex = 0;
+    if (phase === 'empty' && SHEET_DATA_CLOSE.test(text)) throw unsupported('a sheetData element closed twice');
+    if (!dimensionSeen && DIMENSION.test(text)) throw unsupported('a dimension after the data');
+    text = text.slice(-64);
+  };
   for await (const chunk of partChunks(bytes, part)) {
-    if (first) {
-      first = false;
-      if ((chunk[0] === 0xff && chunk[1] === 0xfe) || (chunk[0] === 0xfe && chunk[1] === 0xff)) {
-        throw unsupported('a UTF-16 part');
-      }
-    }
+    if (phase === 'prefix' && text === '' && isUtf16(chunk)) throw unsupported('a UTF-16 part');
     // Where a tag still to be found may start: at the last '<' of what was kept (a tag cut at the
     // chunk's end), or in the new chunk. Searching only from there keeps a row of any length linear.
     const lastTag = text.lastIndexOf('<');
@@ -450,19 +426,12 @@ async function* sheetRows(
       text = text.slice(open.index + open[0].length);
       scanFrom = 0;
     }
-    if (phase === 'empty') {
-      if (SHEET_DATA_CLOSE.test(text)) throw unsupported('a sheetData element closed twice');
-      if (!dimensionSeen && DIMENSION.test(text)) throw unsupported('a dimension after the data');
-      text = text.slice(-64);
+    if (phase !== 'data') {
+      afterData();
       continue;
     }
-    if (phase === 'after') {
-      if (!dimensionSeen && DIMENSION.test(text)) throw unsupported('a dimension after the data');
-      text = text.slice(-64);
-      continue;
-    }
-    SHEET_DATA_CLOSE_FROM.lastIndex = scanFrom;
-    const close = SHEET_DATA_CLOSE_FROM.exec(text);
+    SHEET_DATA_CLOSE.lastIndex = scanFrom;
+    const close = SHEET_DATA_CLOSE.exec(text);
     const upTo = close ? close.index : lastRowEnd(text, scanFrom);
     if (upTo <= 0 && !close) continue;
     const data = text.slice(0, upTo);
@@ -475,7 +444,7 @@ async function* sheetRows(
     }
     if (close) {
       phase = 'after';
-      if (!dimensionSeen && DIMENSION.test(text)) throw unsupported('a dimension after the data');
+      afterData();
     }
   }
   if (phase === 'prefix') throw unsupported('no sheetData element');
@@ -510,15 +479,16 @@ async function partText(bytes: Uint8Array, part: ZipEntry, max: number): Promise
   if (part.uncompressedSize > max) throw unsupported(`a part over ${max} bytes`);
   let text = '';
   for await (const chunk of partChunks(bytes, part)) {
-    if (text === '' && ((chunk[0] === 0xff && chunk[1] === 0xfe) || (chunk[0] === 0xfe && chunk[1] === 0xff))) {
-      throw unsupported('a UTF-16 part');
-    }
+    if (text === '' && isUtf16(chunk)) throw unsupported('a UTF-16 part');
     text += chunk.toString('latin1');
   }
   return text;
 }
 
 const tagsOf = (xml: string) => xml.match(ANY_TAG) ?? [];
+
+/** Whether a part starts with a UTF-16 byte-order mark (SheetJS decodes those; left to it). */
+const isUtf16 = (b: Uint8Array) => (b[0] === 0xff && b[1] === 0xfe) || (b[0] === 0xfe && b[1] === 0xff);
 
 /**
  * The workbook's sheets (names, parts, in the workbook's order) and its date system, from the

@@ -144,11 +144,7 @@ export function parseUpload(request: ParseRequest, budget: ParseBudget): Promise
       () => finish({ refused: PARSE_MESSAGES.tooSlow(budget.timeoutMs / 1000), budget: 'time' }, true),
       budget.timeoutMs,
     );
-    const parsed = (
-      total: number,
-      planRows: RecordImportPlanRequest['rows'],
-      reader: UploadRows['reader'],
-    ): ParsedUpload => ({
+    const parsed = ({ total, planRows, reader }: Extract<ParseMessage, { type: 'parsed' }>): ParsedUpload => ({
       total,
       planRows,
       reader,
@@ -166,7 +162,7 @@ export function parseUpload(request: ParseRequest, budget: ParseBudget): Promise
     });
     worker.on('message', (m: ParseMessage) => {
       if (m.type === 'rows') waiting.shift()?.resolve(m.rows);
-      else if (m.type === 'parsed') finish(parsed(m.total, m.planRows, m.reader));
+      else if (m.type === 'parsed') finish(parsed(m));
       else if (m.type === 'refused') finish({ refused: m.message });
       else {
         const err = new Error(`the parse worker failed: ${m.message}`);
