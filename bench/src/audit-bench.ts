@@ -42,7 +42,7 @@ import {
 import type { Connection } from 'mongoose';
 import { AuditStore } from '../../services/audit/src/data/store.ts';
 import { describeStore, type RunContext, sleep } from './harness.ts';
-import { type Latency, latency, type Machine, machine, ms, table } from './report.ts';
+import { type Latency, latency, type Machine, machine, machineLine, ms, table } from './report.ts';
 import { Random } from './seed.ts';
 
 export { Cleanup } from './harness.ts';
@@ -621,7 +621,7 @@ export function formatAuditReport(r: AuditBenchReport): string {
       .join(', ');
   const w = r.writer;
   const lines = [
-    `Machine: ${m.cpu} × ${m.cpus}, ${m.memoryGiB.toFixed(1)} GiB, Node ${m.node}, ${m.platform} (load ${m.load.toFixed(2)} at start)`,
+    machineLine(m),
     `N:       ${num(r.n)} audit events over the last 400 days, in time order: ${share(r.mix.actions)}`,
     `         (list pages name 100 records, searches 20, the others 1 or none); by ${share(r.mix.users)}`,
     `         (${Object.entries(USERS_PER_ORG)

@@ -21,7 +21,7 @@ import { readRows, readXlsxRows } from '@nrad/ingest-service/workbook';
 import { importedRecordId } from '@nrad/records-service/import';
 import mongoose from 'mongoose';
 import { type AgencyUser, type RunContext, signInAgencyUsers, sleep, startBenchSystem } from './harness.ts';
-import { machine } from './report.ts';
+import { machine, machineLine } from './report.ts';
 import { NAME_VARIATIONS, Random, recordBody } from './seed.ts';
 import { seedRecords, unsignedOwners } from './seeding.ts';
 import { openServiceStores, type ServiceStores, servicesWriter } from './stores.ts';
@@ -385,7 +385,7 @@ export function formatIngestReport(r: IngestReport): string {
   const m = r.machine;
   const endToEnd = Math.max(r.readableMs, r.statsMs || 0, r.linkedMs || 0);
   const lines = [
-    `Machine: ${m.cpu} × ${m.cpus}, ${m.memoryGiB.toFixed(1)} GiB, Node ${m.node}, ${m.platform} (load ${m.load.toFixed(2)} at start)`,
+    machineLine(m),
     `Store:   ${r.store}`,
     `File:    ${r.n.toLocaleString('en-US')} rows, ${(r.fileBytes / 1024 / 1024).toFixed(1)} MB .xlsx; ${r.invalid} invalid, ${r.near} near-duplicates of intelligence records`,
     '',

@@ -17,7 +17,7 @@ import { connectBus } from '@nrad/service-kit';
 import { type AgencyUser, type RunContext, signInAgencyUsers, sleep, startBenchSystem } from './harness.ts';
 import { Island } from './island.ts';
 import { type IndexMemory, indexLoadFrom, matchingQuery, memoryLine } from './linking-bench.ts';
-import { cells, type Latency, latency, type Machine, machine, table } from './report.ts';
+import { cells, type Latency, latency, type Machine, machine, machineLine, table } from './report.ts';
 import { NAME_VARIATIONS, Random, recordBody } from './seed.ts';
 import { type SeededAgency, type Seeding, seedRecords, unsignedOwners } from './seeding.ts';
 import { openServiceStores, type ServiceStores, servicesWriter } from './stores.ts';
@@ -313,7 +313,7 @@ export function formatIslandReport(r: IslandReport): string {
   const m = r.machine;
   const seconds = (v: number) => `${(v / 1000).toFixed(1)} s`;
   return [
-    `Machine: ${m.cpu} × ${m.cpus}, ${m.memoryGiB.toFixed(1)} GiB, Node ${m.node}, ${m.platform} (load ${m.load.toFixed(2)} at start)`,
+    machineLine(m),
     `N:       ${r.n.toLocaleString('en-US')} records of a small island's people: ${r.seeded.toLocaleString('en-US')} seeded (${r.seeding.seconds.toFixed(1)} s), then ${r.uploaded.created.toLocaleString('en-US')} uploaded`,
     `Store:   ${r.store}`,
     `Upload:  the three agencies at once, ${r.uploaded.rows.toLocaleString('en-US')} rows each (${r.uploaded.near} naming another agency's seeded suspect); the jobs ended after ${seconds(r.uploadMs)}`,

@@ -79,6 +79,11 @@ export function machine(): Machine {
   };
 }
 
+/** The machine as a report's first line names it. */
+export function machineLine(m: Machine = machine()): string {
+  return `Machine: ${m.cpu} × ${m.cpus}, ${m.memoryGiB.toFixed(1)} GiB, Node ${m.node}, ${m.platform} (load ${m.load.toFixed(2)} at start)`;
+}
+
 /** Nearest-rank percentile of sorted samples. */
 export function percentile(sorted: readonly number[], p: number): number {
   if (sorted.length === 0) return Number.NaN;

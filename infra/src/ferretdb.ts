@@ -29,6 +29,19 @@ type SourcePatch = { file: string; find: string; replace: string; why: string } 
 /** What the program itself is built from (our main package and its modules). */
 const PROGRAM_SOURCES = ['main.go', 'go.mod', 'go.sum'].map((f) => path.join(FERRETDB_SOURCE_DIR, f));
 
+/**
+ * The modules FerretDB v1.24.2 was published with (its own go.mod's versions: SQLite 3.46 through
+ * modernc.org/sqlite v1.32.0), which the unpatched reference is built with. Our build takes a newer
+ * SQLite (go.mod; ADR 0002), so the differential test compares both changes with FerretDB as
+ * published.
+ */
+const UPSTREAM_MODFILE = path.join(FERRETDB_SOURCE_DIR, 'go.upstream.mod');
+export const UPSTREAM_SOURCES = [
+  path.join(FERRETDB_SOURCE_DIR, 'main.go'),
+  UPSTREAM_MODFILE,
+  path.join(FERRETDB_SOURCE_DIR, 'go.upstream.sum'),
+];
+
 /** What our build reads: a change to any of these makes the binary stale. */
 export function buildSources(): string[] {
   return [
@@ -86,11 +99,12 @@ export const PATCHED_MODULE_DIR = path.join(path.dirname(FERRETDB_BINARY), 'patc
 
 /**
  * Copies the FerretDB module beside the binary, applies patches.json to the copy, and writes the
- * go.mod to build with (`-modfile`): ours plus a `replace` naming the copy. The module cache and
+ * go.mod to build with (`-modfile`): ours (or `base`, another of infra/ferretdb's, with its .sum)
+ * plus a `replace` naming the copy. The module cache and
  * our go.mod stay untouched (Go refuses `-overlay` for files in the module cache), and nothing
  * patched is committed. Returns the go.mod to build with.
  */
-export function writePatchedModule(go: string, copy = PATCHED_MODULE_DIR): string {
+export function writePatchedModule(go: string, copy = PATCHED_MODULE_DIR, base = 'go.mod'): string {
   const moduleDir = moduleDirectory(go);
   const work = path.dirname(copy);
   rmSync(work, { recursive: true, force: true });
@@ -98,10 +112,24 @@ export function writePatchedModule(go: string, copy = PATCHED_MODULE_DIR): strin
   writable(copy);
   applyPatches(copy);
   const modfile = path.join(work, 'go.mod');
-  const ours = readFileSync(path.join(FERRETDB_SOURCE_DIR, 'go.mod'), 'utf8');
+  const ours = readFileSync(path.join(FERRETDB_SOURCE_DIR, base), 'utf8');
   writeFileSync(modfile, `${ours}\nreplace ${FERRETDB_MODULE} => ${copy}\n`);
-  cpSync(path.join(FERRETDB_SOURCE_DIR, 'go.sum'), path.join(work, 'go.sum'));
+  cpSync(path.join(FERRETDB_SOURCE_DIR, base.replace(/\.mod$/, '.sum')), path.join(work, 'go.sum'));
   return modfile;
+}
+
+/**
+ * The modules our go.mod requires directly besides FerretDB (a newer SQLite, ADR 0002 item 11), as
+ * `path@version`: a build or test inside the module's own copy must take these versions, not the
+ * ones its go.mod names.
+ */
+export function ourRequirements(go: string): string[] {
+  const edit = spawnSync(go, ['mod', 'edit', '-json'], { cwd: FERRETDB_SOURCE_DIR, encoding: 'utf8' });
+  if (edit.status !== 0) throw new Error(`go mod edit -json failed (exit ${edit.status})`);
+  const mod = JSON.parse(edit.stdout) as { Require?: Array<{ Path: string; Version: string; Indirect?: boolean }> };
+  return (mod.Require ?? [])
+    .filter((r) => !r.Indirect && r.Path !== FERRETDB_MODULE)
+    .map((r) => `${r.Path}@${r.Version}`);
 }
 
 /** The module cache's copies are read-only; the patched copy must be writable (and removable). */
@@ -134,7 +162,7 @@ function requireGo(): string {
   const go = findCommand('go');
   if (!go) {
     throw new Error(
-      'Go (>= 1.24) is needed to build the embedded FerretDB server (infra/ferretdb). Install it from https://go.dev/dl/ and run again.',
+      'Go (>= 1.26) is needed to build the embedded FerretDB server (infra/ferretdb). Install it from https://go.dev/dl/ and run again.',
     );
   }
   return go;
@@ -154,15 +182,15 @@ export function ensureFerretdbBinary(log = console.error): string {
 }
 
 /**
- * Builds the same program against FerretDB v1.24.2 as published, without patches.json: the
- * reference the differential test (infra/test/ferretdb-differential.test.ts) compares our build
+ * Builds the same program against FerretDB v1.24.2 as published, without patches.json and with
+ * the modules it was published with (UPSTREAM_MODFILE): the reference the differential test (infra/test/ferretdb-differential.test.ts) compares our build
  * with.
  */
 export function ensureUpstreamFerretdbBinary(log = console.error): string {
-  if (!ferretdbNeedsBuild(FERRETDB_UPSTREAM_BINARY, PROGRAM_SOURCES)) return FERRETDB_UPSTREAM_BINARY;
+  if (!ferretdbNeedsBuild(FERRETDB_UPSTREAM_BINARY, UPSTREAM_SOURCES)) return FERRETDB_UPSTREAM_BINARY;
   const go = requireGo();
   log('Building unpatched FerretDB for comparison (about a minute the first time)...');
-  goBuild(go, [], FERRETDB_UPSTREAM_BINARY);
+  goBuild(go, [`-modfile=${UPSTREAM_MODFILE}`], FERRETDB_UPSTREAM_BINARY);
   return FERRETDB_UPSTREAM_BINARY;
 }
 
@@ -173,6 +201,27 @@ function goBuild(go: string, flags: string[], output: string): void {
     stdio: ['ignore', 'inherit', 'inherit'],
   });
   if (result.status !== 0) throw new Error(`go build of infra/ferretdb failed (exit ${result.status})`);
+}
+
+/** Our build on the SQLite FerretDB v1.24.2 was published with (bench:store compares the two). */
+export const FERRETDB_PUBLISHED_SQLITE_BINARY = path.join(
+  path.dirname(FERRETDB_BINARY),
+  'nrad-ferretdb-published-sqlite',
+);
+
+/**
+ * Builds our patched FerretDB with the modules FerretDB v1.24.2 was published with
+ * (UPSTREAM_MODFILE: SQLite 3.46) instead of ours, when missing or stale: what ADR 0002 item 11's
+ * newer SQLite is measured against (`npm run bench:store`).
+ */
+export function ensurePublishedSqliteFerretdbBinary(log = console.error): string {
+  const binary = FERRETDB_PUBLISHED_SQLITE_BINARY;
+  if (!ferretdbNeedsBuild(binary, [...buildSources(), ...UPSTREAM_SOURCES])) return binary;
+  const go = requireGo();
+  log('Building our FerretDB on its published SQLite for comparison (about a minute the first time)...');
+  const copy = path.join(path.dirname(FERRETDB_BINARY), 'patched-published-sqlite', 'FerretDB');
+  goBuild(go, [`-modfile=${writePatchedModule(go, copy, path.basename(UPSTREAM_MODFILE))}`], binary);
+  return binary;
 }
 
 export interface FerretdbOptions {

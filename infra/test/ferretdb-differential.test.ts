@@ -2,7 +2,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildSources, ferretdbSourcesDigest } from '../src/ferretdb.ts';
+import { buildSources, ferretdbSourcesDigest, UPSTREAM_SOURCES } from '../src/ferretdb.ts';
 import { FERRETDB_SOURCE_DIR, REPO_ROOT } from '../src/paths.ts';
 import {
   type Comparison,
@@ -30,7 +30,8 @@ const DOCS = 100;
 const FILTERS = 60;
 
 /**
- * What this comparison depends on: our build's sources (infra/ferretdb), how it is built
+ * What this comparison depends on: our build's sources (infra/ferretdb), the reference's modules
+ * (go.upstream.mod), how both are built
  * (infra/src/ferretdb.ts), this file and the comparison's own (differential/), the MongoDB driver
  * and the seed. While none changes, the comparison — deterministic for them — is not repeated
  * (about three minutes on 2 cores): each test checks instead that it passed on exactly these
@@ -45,7 +46,7 @@ const lock = JSON.parse(readFileSync(path.join(REPO_ROOT, 'package-lock.json'), 
 };
 const inputs = [
   ferretdbSourcesDigest([
-    ...buildSources(),
+    ...new Set([...buildSources(), ...UPSTREAM_SOURCES]),
     path.join(REPO_ROOT, 'infra', 'src', 'ferretdb.ts'),
     path.join(REPO_ROOT, 'infra', 'src', 'digest.ts'),
     fileURLToPath(import.meta.url),
