@@ -185,7 +185,7 @@ export function estimateWeights(
 }
 
 /** Runs steps (a generator that yields between them) to the end at once: their result. */
-export function finish<T>(steps: Generator<void, T>): T {
+export function finish<T>(steps: Generator<unknown, T>): T {
   for (;;) {
     const step = steps.next();
     if (step.done) return step.value;

@@ -12,3 +12,4 @@ export * from './record-events.ts';
 export * from './routes.ts';
 export * from './scope.ts';
 export * from './server.ts';
+export * from './worker-thread.ts';

@@ -23,6 +23,7 @@ import { MatchIndex } from './domain/match-index.ts';
 import { MatchRate } from './domain/match-rate.ts';
 import { decisions, labelledPairs, PossibleMatches } from './domain/possible-matches.ts';
 import { Relinking } from './domain/relinking.ts';
+import { estimateWeightsInThread } from './domain/weights-thread.ts';
 import { LinkRelay } from './events/link-relay.ts';
 import { apiRoutes } from './http/routes.ts';
 import {
@@ -114,7 +115,11 @@ export async function createApp({ config, db, bus, logger }: LinkingAppDeps) {
     store,
     index,
     // The estimate learns from what investigators decided (issue 36, ADR 0022).
-    matchRate: new MatchRate(index, Date.now, () => labelledPairs(index, decisions(links, possibleMatches))),
+    // Its background estimates take EM's weights from a thread of their own (weights-thread.ts).
+    matchRate: new MatchRate(index, Date.now, () => labelledPairs(index, decisions(links, possibleMatches)), {
+      run: estimateWeightsInThread,
+      failed: (err) => logger.warn({ err }, 'the weight estimation thread failed; estimating in the event loop'),
+    }),
     relinking: new Relinking(
       index,
       (entry) => linkAgain(deps, entry),

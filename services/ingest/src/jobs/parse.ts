@@ -9,9 +9,9 @@
  * parsing it (domain/cell-count.ts) and does the job's checks of the rows (domain/upload-rows.ts);
  * it keeps the rows and hands them out a batch at a time as the job sends them.
  */
-import { createRequire } from 'node:module';
-import { Worker } from 'node:worker_threads';
+import type { Worker } from 'node:worker_threads';
 import type { RecordImportPlanRequest } from '@nrad/contracts';
+import { startWorkerThread } from '@nrad/service-kit';
 import type { SheetRow, WorkbookKind } from '../domain/index.ts';
 import type { UploadReadLimits, UploadRows } from '../domain/upload-rows.ts';
 
@@ -78,13 +78,7 @@ export const PARSE_MESSAGES = {
 /** The parse thread's young generation, MB (see startWorker). */
 const YOUNG_GENERATION_MB = 16;
 
-/** Whether this module runs from its TypeScript source (tests, `node --import tsx`), not the bundle. */
-const fromSource = import.meta.url.endsWith('.ts');
-
-/**
- * The worker: the bundle's `dist/parse-worker.js` beside `dist/main.js` (the build writes both), or
- * from source `parse-worker.ts` through tsx (a worker thread does not inherit the loader).
- */
+/** The worker (`parse-worker`, beside this module: startWorkerThread), given the file and its budget. */
 function startWorker(request: ParseRequest, budget: ParseBudget): Worker {
   // The file is handed over, not copied, when its bytes are a whole buffer of their own.
   const { bytes } = request;
@@ -104,13 +98,7 @@ function startWorker(request: ParseRequest, budget: ParseBudget): Worker {
     stdout: false,
     stderr: false,
   };
-  if (!fromSource) return new Worker(new URL('./parse-worker.js', import.meta.url), options);
-  const tsx = createRequire(import.meta.url).resolve('tsx/esm/api');
-  const entry = new URL('./parse-worker.ts', import.meta.url).href;
-  return new Worker(`require(${JSON.stringify(tsx)}).register(); import(${JSON.stringify(entry)});`, {
-    ...options,
-    eval: true,
-  });
+  return startWorkerThread(import.meta.url, 'parse-worker', options);
 }
 
 /**

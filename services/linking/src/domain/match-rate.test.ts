@@ -23,6 +23,7 @@ import {
   estimateMatchRate,
   estimateMatchRateInSlices,
   MATCH_RATE_MAX_AGE_MS,
+  MATCH_RATE_SAMPLE,
   MAX_MATCH_RATE_PAIRS,
   MAX_WEIGHT_PAIRS,
   MatchRate,
@@ -30,6 +31,7 @@ import {
   MIN_MATCHES_PER_RECORD,
 } from './match-rate.ts';
 import { caseRecord as record } from './test-record.ts';
+import { estimateWeightsInThread } from './weights-thread.ts';
 
 const CONSONANTS = 'bcdfghjklmnprstvz';
 const VOWELS = 'aeiou';
@@ -48,6 +50,9 @@ function below(seed: number) {
  * record has k matches in the other organization (and k − 1 in its own, which never count). Every
  * other copy has a typo in the surname's last letter. `ids` in the order they were put.
  */
+/** An estimate without its times (which differ from run to run). */
+const strip = ({ ms: _, weights: { ms: __, ...weights }, ...rest }: MatchRateEstimate) => ({ ...rest, weights });
+
 function clusters(k: number, people: number, seed = 42, firstDay = 0) {
   const next = below(seed);
   const word = () => {
@@ -119,7 +124,6 @@ describe('estimateMatchRate', () => {
   });
 
   it('is the same every time, at once or in slices', async () => {
-    const strip = ({ ms: _, weights: { ms: __, ...weights }, ...rest }: MatchRateEstimate) => ({ ...rest, weights });
     const once = estimateMatchRate(three);
     expect(strip(estimateMatchRate(three))).toEqual(strip(once));
     expect(strip(await estimateMatchRateInSlices(three))).toEqual(strip(once));
@@ -370,6 +374,48 @@ describe('the weights of an estimate', () => {
     expect(sliced.weights.adopted).toEqual(adopted);
     expect(sliced.matchesPerRecord).toBe(estimate.matchesPerRecord);
   });
+
+  it('estimates the same weights in the weights thread as in the event loop, decided pairs and all', {
+    timeout: 120_000,
+  }, async () => {
+    // 400 people, each written 3 times by BPS and 3 times by FIA; 300 pairs decided "two people".
+    const index = clusters(3, 400);
+    const labels = Array.from({ length: 300 }, (_, p) => ({
+      a: index.get(index.ids[6 * p + 1] as string)!.prepared,
+      b: index.get(index.ids[6 * p + 3] as string)!.prepared,
+      same: false,
+    }));
+    const here = estimateMatchRate(index, MATCH_RATE_SAMPLE, labels);
+    expect(here.weights.estimate?.sessions.name.labels).toBe(300);
+    const failures: unknown[] = [];
+    let ran = 0;
+    const threaded = await estimateMatchRateInSlices(index, MATCH_RATE_SAMPLE, labels, {
+      run: (input) => {
+        ran++;
+        return estimateWeightsInThread(input);
+      },
+      failed: (err) => failures.push(err),
+    });
+    expect(ran).toBe(1);
+    expect(failures).toEqual([]);
+    // Everything EM estimated, to the last bit: u from the same random pairs (a record never drawn
+    // against itself: the thread knows the records by their places), the decided pairs in place of
+    // their candidate pairs, the same sessions and iterations.
+    expect(strip(threaded)).toEqual(strip(here));
+    expect(threaded.weights.estimate).toEqual(here.weights.estimate);
+  });
+
+  it('estimates the weights in the event loop when the weights thread fails, and says so', async () => {
+    const index = people({ persons: 1500, duplicates: 0.4 });
+    const failures: unknown[] = [];
+    const fallen = await estimateMatchRateInSlices(index, MATCH_RATE_SAMPLE, [], {
+      run: () => Promise.reject(new Error('the thread ran out of memory')),
+      failed: (err) => failures.push(err),
+    });
+    expect(failures.map((err) => (err as Error).message)).toEqual(['the thread ran out of memory']);
+    expect(fallen.weights.estimate).toBeDefined();
+    expect(strip(fallen)).toEqual(strip(estimateMatchRate(index)));
+  }, 120_000);
 
   it('takes how its dates go wrong from the data: a retyped year of birth becomes evidence, still for review', () => {
     // As above, and a third of the duplicates' other copies with the year of birth retyped.

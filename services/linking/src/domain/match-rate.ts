@@ -55,6 +55,7 @@ import {
   withDobLevels,
 } from '@nrad/matching';
 import type { IndexEntry, MatchIndex } from './match-index.ts';
+import type { WeightsOffload } from './weights-thread.ts';
 
 /** Records sampled for an estimate. */
 export const MATCH_RATE_SAMPLE = 2000;
@@ -191,17 +192,35 @@ export async function estimateMatchRateInSlices(
   index: MatchIndex,
   sampleSize: number = MATCH_RATE_SAMPLE,
   labels: readonly LabelledPair[] = [],
+  offload?: OffloadWeights,
 ): Promise<MatchRateEstimate> {
   const clock = new WorkClock();
-  const steps = estimation(index, sampleSize, clock, labels);
+  const steps = estimation(index, sampleSize, clock, labels, offload);
   for (;;) {
     clock.start();
     const step = steps.next();
+    if (step.done) {
+      clock.stop();
+      return step.value;
+    }
+    // A step handed to the weights thread: its time counts as the estimate's, as its slices did.
+    if (step.value) await step.value;
     clock.stop();
-    if (step.done) return step.value;
-    await new Promise<void>((resolve) => setImmediate(resolve));
+    if (!step.value) await new Promise<void>((resolve) => setImmediate(resolve));
   }
 }
+
+/**
+ * Where the weights are estimated when not in the event loop's slices (weights-thread.ts), and
+ * what to do when it fails (the weights are then estimated in slices, as without it).
+ */
+export interface OffloadWeights {
+  readonly run: WeightsOffload;
+  readonly failed: (err: unknown) => void;
+}
+
+/** A step of an estimate: a slice done (undefined), or work handed to the weights thread. */
+type Step = void | Promise<void>;
 
 /** The estimate: the sample's walk, the weights, then r with them (yielding between slices). */
 function* estimation(
@@ -209,10 +228,11 @@ function* estimation(
   sampleSize: number,
   clock: WorkClock,
   labels: readonly LabelledPair[],
-): Generator<void, MatchRateEstimate> {
+  offload?: OffloadWeights,
+): Generator<Step, MatchRateEstimate> {
   const frequencies = index.frequencies();
   const sample = walkSample(index, sampleSize);
-  const weights = yield* chooseWeights(index, sample, clock, labels);
+  const weights = yield* chooseWeights(index, sample, clock, labels, offload);
   const pairWeights = yield* weighPairs(sample, {
     frequencies,
     weights: weights.adopted,
@@ -309,13 +329,38 @@ function population(index: MatchIndex, candidates: readonly IndexEntry[]): Prepa
   return records;
 }
 
+/**
+ * EM's estimate from the sample against `right`: in the weights thread when there is one (the
+ * same function on the same records, so the same estimate), else — or when the thread fails — in
+ * the event loop's slices.
+ */
+function* estimateWeights(
+  sample: Sample,
+  right: readonly PreparedRecord[],
+  labels: readonly LabelledPair[],
+  offload: OffloadWeights | undefined,
+): Generator<Step, WeightEstimate | undefined> {
+  if (offload) {
+    let outcome: { estimate: WeightEstimate | undefined } | undefined;
+    yield offload.run({ left: sample.left, pairs: sample.pairs, right, labels }).then(
+      (estimate) => {
+        outcome = { estimate };
+      },
+      (err: unknown) => offload.failed(err),
+    );
+    if (outcome) return outcome.estimate;
+  }
+  return yield* weightEstimation(sample.left, sample.pairs, right, { labels });
+}
+
 /** The weights to score with: estimated from the sample by EM, adopted when plausible (see the header). */
 function* chooseWeights(
   index: MatchIndex,
   sample: Sample,
   clock: WorkClock,
   labels: readonly LabelledPair[],
-): Generator<void, WeightChoice> {
+  offload?: OffloadWeights,
+): Generator<Step, WeightChoice> {
   const started = clock.ms;
   const walked = { records: sample.left.length, pairs: sample.pairs.length };
   const fixed = (fixedBecause: string, estimate?: WeightEstimate): WeightChoice => ({
@@ -331,7 +376,7 @@ function* chooseWeights(
   // The population as the walk left the index (no yield since), then a yield: some 60 ms at 100,000.
   const right = population(index, sample.candidates);
   yield;
-  const estimate = yield* weightEstimation(sample.left, sample.pairs, right, { labels });
+  const estimate = yield* estimateWeights(sample, right, labels, offload);
   if (!estimate) {
     return fixed(`an EM session under ${MIN_SESSION_PAIRS} pairs, or agreement weighing no more than disagreement`);
   }
@@ -350,7 +395,7 @@ function* chooseWeights(
 }
 
 /** The total weight of each of r's pairs as it will be scored, yielding every MATCH_RATE_SLICE_PAIRS. */
-function* weighPairs(sample: Sample, options: ScoreOptions): Generator<void, Float64Array> {
+function* weighPairs(sample: Sample, options: ScoreOptions): Generator<Step, Float64Array> {
   const weights = new Float64Array(sample.rate.pairs);
   for (const [k, [i, j]] of sample.pairs.slice(0, sample.rate.pairs).entries()) {
     if (k > 0 && k % MATCH_RATE_SLICE_PAIRS === 0) yield;
@@ -376,6 +421,8 @@ export class MatchRate {
     private readonly index: MatchIndex,
     private readonly now: () => number = Date.now,
     private readonly labels: () => readonly LabelledPair[] = () => [],
+    /** Where background estimates take their weights from (none: the event loop's slices). */
+    private readonly offload?: OffloadWeights,
   ) {}
 
   /** Estimates r and the weights now, at once, and gives them to the index. */
@@ -420,7 +467,7 @@ export class MatchRate {
     if (this.running || !this.due()) return undefined;
     this.running = true;
     this.mark();
-    return estimateMatchRateInSlices(this.index, MATCH_RATE_SAMPLE, this.labels())
+    return estimateMatchRateInSlices(this.index, MATCH_RATE_SAMPLE, this.labels(), this.offload)
       .then((estimate) => this.adopt(estimate))
       .finally(() => {
         this.running = false;
