@@ -7,7 +7,6 @@
  * think time between an answer and the user's next request). Each answer is timed per operation;
  * every non-2xx/3xx answer, timeout and connection error is counted per operation.
  */
-import { execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { cpSync, existsSync, readFileSync } from 'node:fs';
 import http from 'node:http';
@@ -25,7 +24,7 @@ import {
   type RecordInput,
 } from '@nrad/contracts';
 import { type RunContext, sleep, startBenchSystem } from './harness.ts';
-import { type Machine, machine, ms, percentile, table } from './report.ts';
+import { cpuSeconds, type Machine, machine, ms, percentile, table } from './report.ts';
 import { NAME_VARIATIONS, Random, recordBody, unknownName } from './seed.ts';
 import { type SeededAgency, type Seeding, seedRecords, unsignedOwners } from './seeding.ts';
 import { openServiceStores, type ServiceStores, servicesWriter } from './stores.ts';
@@ -603,24 +602,6 @@ async function inParallel<T>(count: number, concurrency: number, work: (i: numbe
 }
 
 // --- measuring -------------------------------------------------------------------------------
-
-/** CPU seconds (user + system) a process has used, from /proc/<pid>/stat. */
-const CLOCK_TICKS = (() => {
-  try {
-    return Number(execFileSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).trim()) || 100;
-  } catch {
-    return 100;
-  }
-})();
-function cpuSeconds(pid: number): number | undefined {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    return (Number(fields[11]) + Number(fields[12])) / CLOCK_TICKS;
-  } catch {
-    return undefined;
-  }
-}
 
 /** A service's metrics (Prometheus text) as name{labels} → value; undefined when it did not answer. */
 async function scrape(url: string): Promise<Map<string, number> | undefined> {

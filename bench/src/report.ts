@@ -1,3 +1,5 @@
+import { execFileSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import os from 'node:os';
 
 /** Latency figures of one side of a comparison, in milliseconds. */
@@ -82,6 +84,26 @@ export function machine(): Machine {
 /** The machine as a report's first line names it. */
 export function machineLine(m: Machine = machine()): string {
   return `Machine: ${m.cpu} × ${m.cpus}, ${m.memoryGiB.toFixed(1)} GiB, Node ${m.node}, ${m.platform} (load ${m.load.toFixed(2)} at start)`;
+}
+
+/** Clock ticks a second in /proc (CLK_TCK). */
+const CLOCK_TICKS = (() => {
+  try {
+    return Number(execFileSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).trim()) || 100;
+  } catch {
+    return 100;
+  }
+})();
+
+/** CPU seconds (user + system) a process has used, from /proc/<pid>/stat; undefined once it is gone. */
+export function cpuSeconds(pid: number): number | undefined {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return (Number(fields[11]) + Number(fields[12])) / CLOCK_TICKS;
+  } catch {
+    return undefined;
+  }
 }
 
 /** Nearest-rank percentile of sorted samples. */

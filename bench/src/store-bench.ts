@@ -7,14 +7,14 @@
  * that a machine whose speed drifts treats both alike). Each run times the inserts and reads the
  * server's CPU time (utime + stime of its process).
  */
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { ensureFerretdbBinary, ensurePublishedSqliteFerretdbBinary, startFerretdb } from '@nrad/infra';
 import { type RecordDoc, RecordRepository } from '@nrad/records-service/storage';
 import { connectMongo } from '@nrad/service-kit';
-import { machineLine } from './report.ts';
+import { cpuSeconds, machineLine, percentile } from './report.ts';
 import { Random } from './seed.ts';
 import { seedRecords, unsignedOwners } from './seeding.ts';
 
@@ -36,13 +36,11 @@ export interface StoreRun {
   batches: number[];
 }
 
-/** Clock ticks a second in /proc (USER_HZ, 100 on Linux). */
-const TICKS_PER_SECOND = 100;
-
-/** The CPU seconds a process has used (Linux: /proc/<pid>/stat's utime + stime). */
-function cpuSecondsOf(pid: number): number {
-  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]?.split(' ') ?? [];
-  return (Number(fields[11]) + Number(fields[12])) / TICKS_PER_SECOND;
+/** The server's CPU seconds so far (its process is running while this is asked). */
+function serverCpuSeconds(pid: number): number {
+  const seconds = cpuSeconds(pid);
+  if (seconds === undefined) throw new Error(`the store's process ${pid} is gone`);
+  return seconds;
 }
 
 async function insertRun(build: string, binary: string, docs: readonly RecordDoc[]): Promise<StoreRun> {
@@ -54,7 +52,7 @@ async function insertRun(build: string, binary: string, docs: readonly RecordDoc
       const records = new RecordRepository(conn);
       await records.init();
       const pid = server.child.pid as number;
-      const cpuBefore = cpuSecondsOf(pid);
+      const cpuBefore = serverCpuSeconds(pid);
       const batches: number[] = [];
       const started = performance.now();
       for (let at = 0; at < docs.length; at += BATCH) {
@@ -62,7 +60,7 @@ async function insertRun(build: string, binary: string, docs: readonly RecordDoc
         await records.insertMany(docs.slice(at, at + BATCH));
         batches.push(performance.now() - t);
       }
-      return { build, ms: performance.now() - started, cpuSeconds: cpuSecondsOf(pid) - cpuBefore, batches };
+      return { build, ms: performance.now() - started, cpuSeconds: serverCpuSeconds(pid) - cpuBefore, batches };
     } finally {
       await conn.close();
     }
@@ -101,11 +99,12 @@ export async function runStoreBench(options: StoreBenchOptions): Promise<StoreRu
   return runs;
 }
 
-const median = (xs: number[]) => {
-  const s = [...xs].sort((a, b) => a - b);
-  const m = Math.floor(s.length / 2);
-  return s.length % 2 ? (s[m] as number) : ((s[m - 1] as number) + (s[m] as number)) / 2;
-};
+/** Nearest-rank median, as every report here takes it. */
+const median = (xs: number[]) =>
+  percentile(
+    [...xs].sort((a, b) => a - b),
+    50,
+  );
 
 export function formatStoreReport(runs: readonly StoreRun[], options: { n: number }): string {
   const builds = [...new Set(runs.map((r) => r.build))];

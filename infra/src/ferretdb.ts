@@ -100,7 +100,9 @@ export const PATCHED_MODULE_DIR = path.join(path.dirname(FERRETDB_BINARY), 'patc
 /**
  * Copies the FerretDB module beside the binary, applies patches.json to the copy, and writes the
  * go.mod to build with (`-modfile`): ours (or `base`, another of infra/ferretdb's, with its .sum)
- * plus a `replace` naming the copy. The module cache and
+ * plus a `replace` naming the copy. The copy's own go.mod takes the modules `base` requires
+ * directly (`requirementsOf`: our newer SQLite, ADR 0002 item 11), so that whatever runs in the
+ * copy — FerretDB's own tests — runs on the modules the binary is built with. The module cache and
  * our go.mod stay untouched (Go refuses `-overlay` for files in the module cache), and nothing
  * patched is committed. Returns the go.mod to build with.
  */
@@ -111,6 +113,14 @@ export function writePatchedModule(go: string, copy = PATCHED_MODULE_DIR, base =
   cpSync(moduleDir, copy, { recursive: true });
   writable(copy);
   applyPatches(copy);
+  const requirements = requirementsOf(go, base);
+  if (requirements.length > 0) {
+    const edit = spawnSync(go, ['mod', 'edit', ...requirements.map((r) => `-require=${r}`)], {
+      cwd: copy,
+      encoding: 'utf8',
+    });
+    if (edit.status !== 0) throw new Error(`go mod edit of the module's copy failed: ${edit.stderr}`);
+  }
   const modfile = path.join(work, 'go.mod');
   const ours = readFileSync(path.join(FERRETDB_SOURCE_DIR, base), 'utf8');
   writeFileSync(modfile, `${ours}\nreplace ${FERRETDB_MODULE} => ${copy}\n`);
@@ -119,12 +129,11 @@ export function writePatchedModule(go: string, copy = PATCHED_MODULE_DIR, base =
 }
 
 /**
- * The modules our go.mod requires directly besides FerretDB (a newer SQLite, ADR 0002 item 11), as
- * `path@version`: a build or test inside the module's own copy must take these versions, not the
- * ones its go.mod names.
+ * The modules a go.mod of infra/ferretdb (ours by default) requires directly besides FerretDB, as
+ * `path@version`: ours a newer SQLite (ADR 0002 item 11), go.upstream.mod none.
  */
-export function ourRequirements(go: string): string[] {
-  const edit = spawnSync(go, ['mod', 'edit', '-json'], { cwd: FERRETDB_SOURCE_DIR, encoding: 'utf8' });
+export function requirementsOf(go: string, base = 'go.mod'): string[] {
+  const edit = spawnSync(go, ['mod', 'edit', '-json', base], { cwd: FERRETDB_SOURCE_DIR, encoding: 'utf8' });
   if (edit.status !== 0) throw new Error(`go mod edit -json failed (exit ${edit.status})`);
   const mod = JSON.parse(edit.stdout) as { Require?: Array<{ Path: string; Version: string; Indirect?: boolean }> };
   return (mod.Require ?? [])

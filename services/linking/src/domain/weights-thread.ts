@@ -49,10 +49,24 @@ const THREAD_HEAP_MB = 512;
 
 const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
 
-/** The references of `records` to `right`'s places (see RecordRef). */
-function refsOf(places: ReadonlyMap<PreparedRecord, number>, record: PreparedRecord): RecordRef {
-  return places.get(record) ?? record;
+/**
+ * The places in `right` of the records the thread must know by identity (the sample's and the
+ * decided pairs': a few thousand), found in one walk of `right` — not a map of the whole population.
+ */
+function placesOf(right: readonly PreparedRecord[], wanted: Iterable<PreparedRecord>): Map<PreparedRecord, number> {
+  const places = new Map<PreparedRecord, number>();
+  for (const record of wanted) places.set(record, -1);
+  right.forEach((record, at) => {
+    if (places.get(record) === -1) places.set(record, at);
+  });
+  return places;
 }
+
+/** A record as the thread receives it (see RecordRef). */
+const refOf = (places: ReadonlyMap<PreparedRecord, number>, record: PreparedRecord): RecordRef => {
+  const at = places.get(record) ?? -1;
+  return at >= 0 ? at : record;
+};
 
 /**
  * Runs the weight estimation of `input` in a thread of its own (started for it, gone after):
@@ -60,10 +74,7 @@ function refsOf(places: ReadonlyMap<PreparedRecord, number>, record: PreparedRec
  * thread fails (its error), so that the caller can estimate in its own thread instead.
  */
 export const estimateWeightsInThread: WeightsOffload = async (input) => {
-  const places = new Map<PreparedRecord, number>();
-  input.right.forEach((record, at) => {
-    if (!places.has(record)) places.set(record, at);
-  });
+  const places = placesOf(input.right, [...input.left, ...input.labels.flatMap((l) => [l.a, l.b])]);
   const worker = startWorkerThread(import.meta.url, 'weights-worker', {
     resourceLimits: { maxOldGenerationSizeMb: THREAD_HEAP_MB, stackSizeMb: 4 },
     stdout: false,
@@ -78,9 +89,9 @@ export const estimateWeightsInThread: WeightsOffload = async (input) => {
     }
     worker.postMessage({
       kind: 'estimate',
-      left: input.left.map((record) => refsOf(places, record)),
+      left: input.left.map((record) => refOf(places, record)),
       pairs: input.pairs,
-      labels: input.labels.map((l) => ({ a: refsOf(places, l.a), b: refsOf(places, l.b), same: l.same })),
+      labels: input.labels.map((l) => ({ a: refOf(places, l.a), b: refOf(places, l.b), same: l.same })),
     } satisfies WeightsMessage);
     return await answer;
   } finally {
