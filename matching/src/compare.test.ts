@@ -1,8 +1,8 @@
 /// <reference path="./types/jaro-winkler.d.ts" />
 import packageJaroWinkler from 'jaro-winkler';
 import { describe, expect, it } from 'vitest';
-import { compareDobs, jaroWinkler } from './compare.ts';
-import { type PreparedDate, parseDobDigits } from './normalize.ts';
+import { compareDobs, compareNames, jaroWinkler } from './compare.ts';
+import { type PreparedDate, parseDobDigits, prepareName } from './normalize.ts';
 import { DOB_WEIGHTS } from './weights.ts';
 
 /** A deterministic generator (mulberry32), so a failure names pairs that stay the same. */
@@ -99,5 +99,25 @@ describe('compareDobs', () => {
     expect(compareDobs(dob('1975-13-42'), dob('1975-13-42'))).toMatchObject({ level: 'impossible', weight: 0 });
     // Every part in range, only past the end of its month: as likely a system's invalid value.
     expect(compareDobs(dob('2024-02-30'), dob('2024-02-30'))).toMatchObject({ level: 'impossible', weight: 0 });
+  });
+});
+
+describe('compareNames on a word written in two', () => {
+  // The joined word's codes are looked up only once its spelling is close enough for the phonetic
+  // test (compare.ts wordLevel): they must be the joined word's own, on either side.
+  it('finds a joined word alike by sound, whichever name is split', () => {
+    const levels = (a: string, b: string) =>
+      compareNames(prepareName(a), prepareName(b)).pairs.map((p) => [p.a, p.b, p.level]);
+    expect(levels('kate lin smith', 'caitlin smith')).toEqual([
+      ['smith', 'smith', 'exact'],
+      ['katelin', 'caitlin', 'phonetic'],
+    ]);
+    expect(levels('caitlin smith', 'kate lin smith')).toEqual([
+      ['smith', 'smith', 'exact'],
+      ['caitlin', 'katelin', 'phonetic'],
+    ]);
+    expect(levels('mary ann', 'marianne')).toEqual([['maryann', 'marianne', 'phonetic']]);
+    // One letter apart: a typo, found before any codes are asked for.
+    expect(levels('jon athan', 'jonathon')).toEqual([['jonathan', 'jonathon', 'typo']]);
   });
 });

@@ -140,6 +140,16 @@ function isScrambledAny(short: string, long: string): boolean {
 
 /** How two name words (two or more letters each) compare. */
 export function tokenLevel(a: string, b: string, ca: Codes, cb: Codes): TokenLevel {
+  return wordLevel(a, b, ca, cb);
+}
+
+/**
+ * tokenLevel, where undefined codes are a joined word's (codesOfJoined), looked up only when the
+ * phonetic test is reached: most joined words compared meet no word of the other name, and their
+ * lookup (a new string hashed, its codes worked out again once the bound is passed) was an eighth
+ * of a match-rate estimate's random pairs.
+ */
+function wordLevel(a: string, b: string, ca: Codes | undefined, cb: Codes | undefined): TokenLevel {
   if (a === b) return 'exact';
   const shorter = Math.min(a.length, b.length);
   if (shorter >= 3 && Math.abs(a.length - b.length) <= 1) {
@@ -147,7 +157,7 @@ export function tokenLevel(a: string, b: string, ca: Codes, cb: Codes): TokenLev
   }
   const jw = jaroWinkler(a, b);
   // Codes alone say too little about short words (elly / joel share one): the spelling must be close too.
-  if (jw >= PHONETIC_MIN_JW && codesMeet(ca, cb)) return 'phonetic';
+  if (jw >= PHONETIC_MIN_JW && codesMeet(ca ?? codesOfJoined(a), cb ?? codesOfJoined(b))) return 'phonetic';
   if (shorter >= 3 && jw >= SIMILAR_JW) return 'similar';
   if (shorter >= 4 && (a.startsWith(b) || b.startsWith(a))) return 'similar';
   if (shorter >= 3 && isScrambled(a, b)) return 'scrambled';
@@ -285,9 +295,8 @@ function joinedLevels(
   sideFirst: boolean,
 ): TokenLevel[] | undefined {
   const word = side.tokens[at]! + side.tokens[at + 1]!;
-  const codes = codesOfJoined(word);
   const row = other.tokens.map((w, k) =>
-    sideFirst ? tokenLevel(word, w, codes, other.codes[k]!) : tokenLevel(w, word, other.codes[k]!, codes),
+    sideFirst ? wordLevel(word, w, undefined, other.codes[k]!) : wordLevel(w, word, other.codes[k]!, undefined),
   );
   return other.initials.length === 0 && row.every((level) => level === 'conflict') ? undefined : row;
 }

@@ -266,8 +266,10 @@ function* randomPairShares(
     if (a === b) continue;
     drawn++;
     if (hasName(a.name) && hasName(b.name)) {
-      const counts = nameCounts(compareNames(a.name, b.name));
-      for (const level of TOKEN_LEVELS) uName[level] += counts[level];
+      // nameCounts added into uName as it goes: no counts of its own for each of the 200,000 pairs.
+      const c = compareNames(a.name, b.name);
+      for (const p of c.pairs) uName[p.level]++;
+      uName.conflict += c.conflicts;
     }
     if (a.dob && b.dob) uDob[compareDobs(a.dob, b.dob).level]++;
   }

@@ -86,6 +86,13 @@ describe('a run of records.* events handled together (the consumer’s batches)'
     // Handled together again (a redelivered run): nothing new.
     await applyRecordEvents(h.built.deps, together.run);
     expect(await outcome(together.records)).toEqual(expected);
+
+    // The keys the run held for its entries are let go: the index keeps none of its own.
+    for (const { id } of [...one.records, ...together.records]) {
+      const entry = h.built.deps.index.get(id);
+      expect(entry?.keys).toBeDefined();
+      expect(entry?.keys).not.toBe(entry?.keys);
+    }
   });
 
   it('lets requests in while a long run of created records is linked', async () => {

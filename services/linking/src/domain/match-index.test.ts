@@ -70,6 +70,22 @@ describe('MatchIndex', () => {
     expect(index.size).toBe(6001);
   });
 
+  it("makes an entry's keys once while they are held, and again whenever asked once released", () => {
+    const entry = entryFor(
+      record({ suspectName: 'Zebedee Quarterman', suspectDob: '1971-07-19', organization: 'FIA' }),
+    );
+    const expected = blockingKeys(entry.prepared);
+    expect(entry.keys).toEqual(expected);
+    expect(entry.keys).not.toBe(entry.keys); // not held: made each time
+    entry.holdKeys();
+    const held = entry.keys;
+    expect(held).toEqual(expected);
+    expect(entry.keys).toBe(held);
+    entry.releaseKeys();
+    expect(entry.keys).toEqual(expected);
+    expect(entry.keys).not.toBe(held);
+  });
+
   it("walks only the searched organizations' records of a block, and follows a record that changes agency", () => {
     const index = new MatchIndex();
     // 300 police records of one family, born the same day: one block of 300 BPS records.

@@ -138,24 +138,30 @@ export async function applyRecordEvents(deps: LinkingDeps, events: readonly Reco
     const current = newest.get(event.record.id)?.entry ?? deps.index.get(event.record.id);
     if (current && event.record.version <= current.version) return undefined;
     const entry = entryFor(event.record);
+    // Stored, put and linked in this run: its keys made once for the three (released below).
+    entry.holdKeys();
     newest.set(entry.id, { entry, record: event.record });
     return entry;
   });
   // A full run means more events wait: a backlog, which passes of linking again wait for.
   const backlog = events.length >= RECORD_EVENTS_BATCH;
   if (backlog) deps.relinking.backlog();
-  await deps.store.saveEntries([...newest.values()], (entry) => !deps.index.get(entry.id));
-  let sliceFrom = performance.now();
-  for (const [at, event] of events.entries()) {
-    const entry = entries[at];
-    if (entry) deps.index.put(entry);
-    if (event.type !== 'created' || !deps.autoLink) continue;
-    const current = deps.index.get(event.record.id);
-    if (current && !current.deleted) await autoLink(deps, current, auditActorOf(event.actor));
-    if (performance.now() - sliceFrom >= AUTO_LINK_SLICE_MS) {
-      await nextTurn();
-      sliceFrom = performance.now();
+  try {
+    await deps.store.saveEntries([...newest.values()], (entry) => !deps.index.get(entry.id));
+    let sliceFrom = performance.now();
+    for (const [at, event] of events.entries()) {
+      const entry = entries[at];
+      if (entry) deps.index.put(entry);
+      if (event.type !== 'created' || !deps.autoLink) continue;
+      const current = deps.index.get(event.record.id);
+      if (current && !current.deleted) await autoLink(deps, current, auditActorOf(event.actor));
+      if (performance.now() - sliceFrom >= AUTO_LINK_SLICE_MS) {
+        await nextTurn();
+        sliceFrom = performance.now();
+      }
     }
+  } finally {
+    for (const entry of entries) entry?.releaseKeys();
   }
   // Not behind a backlog: re-estimating meanwhile took over a third of the service's time during an
   // upload (issue 36), and the weights barely move within one — unless the pairs across agencies
