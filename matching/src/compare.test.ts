@@ -1,7 +1,7 @@
 /// <reference path="./types/jaro-winkler.d.ts" />
 import packageJaroWinkler from 'jaro-winkler';
 import { describe, expect, it } from 'vitest';
-import { compareDobs, compareNames, jaroWinkler } from './compare.ts';
+import { compareDobs, compareNames, jaroWinkler, jaroWinklerSurelyBelow } from './compare.ts';
 import { type PreparedDate, parseDobDigits, prepareName } from './normalize.ts';
 import { DOB_WEIGHTS } from './weights.ts';
 
@@ -119,5 +119,35 @@ describe('compareNames on a word written in two', () => {
     expect(levels('mary ann', 'marianne')).toEqual([['maryann', 'marianne', 'phonetic']]);
     // One letter apart: a typo, found before any codes are asked for.
     expect(levels('jon athan', 'jonathon')).toEqual([['jonathan', 'jonathon', 'typo']]);
+  });
+});
+
+describe('jaroWinklerSurelyBelow', () => {
+  it('says a pair is below a weight only when jaroWinkler gives less, and says so of most unrelated words', () => {
+    const next = random(20261202);
+    const word = (alphabet: string) => {
+      const n = 1 + Math.floor(next() * 14);
+      let w = '';
+      for (let i = 0; i < n; i++) w += alphabet[Math.floor(next() * alphabet.length)];
+      return w;
+    };
+    let below = 0;
+    const tries = 200_000;
+    for (let k = 0; k < tries; k++) {
+      // Small alphabets share letters (near the bound), the whole one mostly does not.
+      const alphabet = k % 3 === 0 ? 'abc' : k % 3 === 1 ? 'aeinrst' : 'abcdefghijklmnopqrstuvwxyz';
+      const a = word(alphabet);
+      const b = k % 7 === 0 ? [...a].reverse().join('') : word(alphabet);
+      const floor = k % 2 === 0 ? 0.75 : 0.5 + next() * 0.5;
+      if (jaroWinklerSurelyBelow(a, b, floor)) {
+        below++;
+        expect(jaroWinkler(a, b), `${a} / ${b} at ${floor}`).toBeLessThan(floor);
+      }
+    }
+    expect(below).toBeGreaterThan(tries / 3);
+    expect(jaroWinklerSurelyBelow('smith', 'okonkwo', 0.75)).toBe(true);
+    expect(jaroWinklerSurelyBelow('katelin', 'caitlin', 0.75)).toBe(false);
+    // Outside ASCII nothing is bounded.
+    expect(jaroWinklerSurelyBelow('smïth', 'okonkwo', 0.75)).toBe(false);
   });
 });

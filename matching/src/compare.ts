@@ -103,6 +103,60 @@ export function jaroWinkler(s1: string, s2: string): number {
   return weight;
 }
 
+/** The lowest weight of jaroWinkler that wordLevel reads. */
+const JW_FLOOR = Math.min(PHONETIC_MIN_JW, SIMILAR_JW);
+
+const sharedCounts = new Int32Array(128);
+
+/**
+ * Whether jaroWinkler(a, b) is surely below `floor`, from the letters the two words share: the
+ * matches Jaro counts are at most the letters in common (counted with repeats), transpositions
+ * only lower it, and the Winkler boost is at most the common prefix's, so with c letters in common
+ * the weight is at most (c/n1 + c/n2 + 1) / 3, boosted as jaroWinkler boosts (both increase with
+ * it). Far cheaper than the weight itself, which most pairs compared (two unrelated words) then
+ * never need. Words with a letter outside ASCII are not bounded (false), and the bound keeps a
+ * margin of 1e-9 under `floor` for rounding.
+ */
+export function jaroWinklerSurelyBelow(a: string, b: string, floor: number): boolean {
+  const n1 = a.length;
+  const n2 = b.length;
+  if (n1 === 0 || n2 === 0) return false;
+  const counts = sharedCounts;
+  let ascii = true;
+  let counted = 0;
+  for (; counted < n1; counted++) {
+    const c = a.charCodeAt(counted);
+    if (c >= 128) {
+      ascii = false;
+      break;
+    }
+    counts[c]!++;
+  }
+  let common = 0;
+  if (ascii) {
+    for (let j = 0; j < n2; j++) {
+      const c = b.charCodeAt(j);
+      if (c >= 128) {
+        ascii = false;
+        break;
+      }
+      if (counts[c]! > 0) {
+        counts[c]!--;
+        common++;
+      }
+    }
+  }
+  for (let i = 0; i < counted; i++) counts[a.charCodeAt(i)] = 0;
+  if (!ascii) return false;
+  let weight = (common / n1 + common / n2 + 1) / 3;
+  if (weight > 0.7) {
+    let l = 0;
+    while (l < 4 && l < n1 && l < n2 && a.charCodeAt(l) === b.charCodeAt(l)) ++l;
+    weight = weight + l * 0.1 * (1 - weight);
+  }
+  return weight < floor - 1e-9;
+}
+
 /**
  * Whether two words have the same letters in another order, one of them perhaps lacking one letter
  * of the other (Ehtan / Ethan, Msrio / Morris; not Msier / Morris).
@@ -155,7 +209,8 @@ function wordLevel(a: string, b: string, ca: Codes | undefined, cb: Codes | unde
   if (shorter >= 3 && Math.abs(a.length - b.length) <= 1) {
     if (distance(a, b) === 1 || isAdjacentSwap(a, b)) return 'typo';
   }
-  const jw = jaroWinkler(a, b);
+  // A pair surely under both thresholds below needs no weight of its own.
+  const jw = jaroWinklerSurelyBelow(a, b, JW_FLOOR) ? 0 : jaroWinkler(a, b);
   // Codes alone say too little about short words (elly / joel share one): the spelling must be close too.
   if (jw >= PHONETIC_MIN_JW && codesMeet(ca ?? codesOfJoined(a), cb ?? codesOfJoined(b))) return 'phonetic';
   if (shorter >= 3 && jw >= SIMILAR_JW) return 'similar';
