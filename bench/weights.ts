@@ -5,15 +5,15 @@
 // services: one process, one core.
 
 import { entryFor, estimateMatchRate, MatchIndex } from '@nrad/linking-service/bench-support';
-import { newRecordDoc, presentRecord } from '@nrad/records-service/storage';
-import { Types } from 'mongoose';
+import { presentRecord } from '@nrad/records-service/storage';
 import { readCounts } from './src/cli.ts';
-import { Island } from './src/island.ts';
-import { machineLine, percentile } from './src/report.ts';
-import { Random, recordBody, recordInput, withTypo } from './src/seed.ts';
+import { Island, type IslandPerson } from './src/island.ts';
+import { machineLine, median } from './src/report.ts';
+import { Random, withTypo } from './src/seed.ts';
+import { seedRecords, unsignedOwners } from './src/seeding.ts';
 
 const USAGE = `Usage: npm run bench:weights -- [--n N] [--rounds R] [--seed X]
-  --n       records in the index: 90% police, 10% FIA, 1 in 10 of FIA's a near-duplicate of a police record (default 100000, or BENCH_N)
+  --n       records in the index, the three agencies' alike, 1% a near-duplicate of an earlier one (default 100000, or BENCH_N)
   --rounds  estimates timed (default 3)
   --seed    seed of the generated records (default 7)`;
 
@@ -26,20 +26,25 @@ const { n, rounds, seed } = readCounts(USAGE, {
 const rng = new Random(seed);
 const island = new Island(rng);
 const index = new MatchIndex();
-const createdAt = new Date('2026-06-01T00:00:00Z');
-const police: Array<{ suspectName: string; suspectDob: string }> = [];
-const owner = (organization: 'BPS' | 'FIA') => ({ organization, createdById: new Types.ObjectId().toHexString() });
-for (let i = 0; i < n; i++) {
-  const fia = i % 10 === 9;
-  const agency = fia ? 'FIA' : 'BPS';
-  const near = fia && i % 100 === 99 && police.length > 0 ? rng.pick(police) : undefined;
-  const person = near
-    ? { suspectName: withTypo(rng, near.suspectName), suspectDob: near.suspectDob }
-    : island.person(rng);
-  if (!fia) police.push(person);
-  const body = { ...recordBody(rng, agency, String(i).padStart(6, '0'), createdAt), ...person };
-  index.put(entryFor(presentRecord(newRecordDoc(recordInput(body), owner(agency), createdAt))));
-}
+const drawn: IslandPerson[] = [];
+// The island's people, and now and then one of them again with a typo (most likely by another agency).
+const person = (r: Random): IslandPerson => {
+  const again = drawn.length > 0 && r.chance(0.01) ? r.pick(drawn) : undefined;
+  if (again) return { suspectName: withTypo(r, again.suspectName), suspectDob: again.suspectDob };
+  const fresh = island.person(r);
+  drawn.push(fresh);
+  return fresh;
+};
+await seedRecords(
+  unsignedOwners(),
+  n,
+  rng,
+  () => {},
+  async (docs) => {
+    for (const doc of docs) index.put(entryFor(presentRecord(doc)));
+  },
+  { person },
+);
 
 console.log(machineLine());
 console.log(`Index:   ${n.toLocaleString('en')} records (island names), in memory; no store`);
@@ -53,11 +58,6 @@ for (let round = 1; round <= rounds; round++) {
     `estimate ${round}: ${estimate.ms.toFixed(0)} ms (weights ${estimate.weights.ms.toFixed(0)} ms, ${estimate.weights.adopted ? 'estimated' : 'fixed'}; r ${estimate.matchesPerRecord.toFixed(3)} from ${estimate.sample} records, ${estimate.pairs} pairs)`,
   );
 }
-const median = (xs: number[]) =>
-  percentile(
-    [...xs].sort((a, b) => a - b),
-    50,
-  );
 console.log(
   `median:     ${median(ms).toFixed(0)} ms an estimate, ${median(weightsMs).toFixed(0)} ms of it the weights`,
 );

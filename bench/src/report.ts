@@ -113,6 +113,14 @@ export function percentile(sorted: readonly number[], p: number): number {
   return sorted[Math.min(sorted.length, Math.max(1, rank)) - 1] as number;
 }
 
+/** Nearest-rank median of unsorted figures, as every report here takes it. */
+export function median(xs: readonly number[]): number {
+  return percentile(
+    [...xs].sort((a, b) => a - b),
+    50,
+  );
+}
+
 export function latency(samples: readonly number[]): Latency {
   const sorted = [...samples].sort((a, b) => a - b);
   return {

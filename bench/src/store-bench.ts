@@ -14,7 +14,7 @@ import { performance } from 'node:perf_hooks';
 import { ensureFerretdbBinary, ensurePublishedSqliteFerretdbBinary, startFerretdb } from '@nrad/infra';
 import { type RecordDoc, RecordRepository } from '@nrad/records-service/storage';
 import { connectMongo } from '@nrad/service-kit';
-import { cpuSeconds, machineLine, percentile } from './report.ts';
+import { cpuSeconds, machineLine, median } from './report.ts';
 import { Random } from './seed.ts';
 import { seedRecords, unsignedOwners } from './seeding.ts';
 
@@ -98,13 +98,6 @@ export async function runStoreBench(options: StoreBenchOptions): Promise<StoreRu
   }
   return runs;
 }
-
-/** Nearest-rank median, as every report here takes it. */
-const median = (xs: number[]) =>
-  percentile(
-    [...xs].sort((a, b) => a - b),
-    50,
-  );
 
 export function formatStoreReport(runs: readonly StoreRun[], options: { n: number }): string {
   const builds = [...new Set(runs.map((r) => r.build))];

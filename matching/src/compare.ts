@@ -103,10 +103,8 @@ export function jaroWinkler(s1: string, s2: string): number {
   return weight;
 }
 
-/** The lowest weight of jaroWinkler that wordLevel reads. */
+/** The lowest weight of jaroWinkler that tokenLevel reads. */
 const JW_FLOOR = Math.min(PHONETIC_MIN_JW, SIMILAR_JW);
-
-const sharedCounts = new Int32Array(128);
 
 /**
  * Whether jaroWinkler(a, b) is surely below `floor`, from the letters the two words share: the
@@ -121,7 +119,7 @@ export function jaroWinklerSurelyBelow(a: string, b: string, floor: number): boo
   const n1 = a.length;
   const n2 = b.length;
   if (n1 === 0 || n2 === 0) return false;
-  const counts = sharedCounts;
+  const counts = letterCounts; // zero between calls, as isScrambled leaves it
   let ascii = true;
   let counted = 0;
   for (; counted < n1; counted++) {
@@ -192,18 +190,14 @@ function isScrambledAny(short: string, long: string): boolean {
   return true;
 }
 
-/** How two name words (two or more letters each) compare. */
-export function tokenLevel(a: string, b: string, ca: Codes, cb: Codes): TokenLevel {
-  return wordLevel(a, b, ca, cb);
-}
-
 /**
- * tokenLevel, where undefined codes are a joined word's (codesOfJoined), looked up only when the
+ * How two name words (two or more letters each) compare, given their Double Metaphone codes. A
+ * word given without (a word joined from two: compareNames) has its codes looked up only when the
  * phonetic test is reached: most joined words compared meet no word of the other name, and their
  * lookup (a new string hashed, its codes worked out again once the bound is passed) was an eighth
  * of a match-rate estimate's random pairs.
  */
-function wordLevel(a: string, b: string, ca: Codes | undefined, cb: Codes | undefined): TokenLevel {
+export function tokenLevel(a: string, b: string, ca: Codes | undefined, cb: Codes | undefined): TokenLevel {
   if (a === b) return 'exact';
   const shorter = Math.min(a.length, b.length);
   if (shorter >= 3 && Math.abs(a.length - b.length) <= 1) {
@@ -351,7 +345,7 @@ function joinedLevels(
 ): TokenLevel[] | undefined {
   const word = side.tokens[at]! + side.tokens[at + 1]!;
   const row = other.tokens.map((w, k) =>
-    sideFirst ? wordLevel(word, w, undefined, other.codes[k]!) : wordLevel(w, word, other.codes[k]!, undefined),
+    sideFirst ? tokenLevel(word, w, undefined, other.codes[k]!) : tokenLevel(w, word, other.codes[k]!, undefined),
   );
   return other.initials.length === 0 && row.every((level) => level === 'conflict') ? undefined : row;
 }

@@ -96,17 +96,30 @@ export function rng(seed: number): () => number {
 type Counts<K extends string> = Record<K, number>;
 const zeros = <K extends string>(keys: readonly K[]) => Object.fromEntries(keys.map((k) => [k, 0])) as Counts<K>;
 
+/** Adds a name comparison's positions' levels to `counts`. */
+function addNameCounts(counts: Counts<TokenLevel>, c: NameComparison): void {
+  for (const p of c.pairs) counts[p.level]++;
+  counts.conflict += c.conflicts;
+}
+
 /** A name comparison as counts of its positions' levels. */
 function nameCounts(c: NameComparison): Counts<TokenLevel> {
   const counts = zeros(TOKEN_LEVELS);
-  for (const p of c.pairs) counts[p.level]++;
-  counts.conflict += c.conflicts;
+  addNameCounts(counts, c);
   return counts;
 }
 
+/** Each count's share of them all, every count given PSEUDO_COUNT more, into `into` (in order). */
+function sharesInto(counts: ArrayLike<number>, into: { [k: number]: number }): void {
+  let total = 0;
+  for (let k = 0; k < counts.length; k++) total = total + (counts[k] as number) + PSEUDO_COUNT;
+  for (let k = 0; k < counts.length; k++) into[k] = ((counts[k] as number) + PSEUDO_COUNT) / total;
+}
+
 function shares<K extends string>(keys: readonly K[], counts: Counts<K>): Counts<K> {
-  const total = keys.reduce((s, k) => s + counts[k] + PSEUDO_COUNT, 0);
-  return Object.fromEntries(keys.map((k) => [k, (counts[k] + PSEUDO_COUNT) / total])) as Counts<K>;
+  const values = keys.map((k) => counts[k]);
+  sharesInto(values, values);
+  return Object.fromEntries(keys.map((k, i) => [k, values[i] as number])) as Counts<K>;
 }
 
 /**
@@ -162,10 +175,7 @@ function* emSession<K extends string>(
         if (c) expected[k] = (expected[k] as number) + g * c;
       }
     }
-    // shares(keys, expected), as it adds
-    let total = 0;
-    for (let k = 0; k < n; k++) total = total + (expected[k] as number) + PSEUDO_COUNT;
-    for (let k = 0; k < n; k++) next[k] = ((expected[k] as number) + PSEUDO_COUNT) / total;
+    sharesInto(expected, next);
     const nextLambda = guessed === 0 ? lambda : Math.min(1 - 1e-6, Math.max(1e-6, sum / guessed));
     let moved = Math.abs(nextLambda - lambda);
     for (let k = 0; k < n; k++) moved = Math.max(moved, Math.abs((next[k] as number) - (m[k] as number)));
@@ -293,10 +303,8 @@ function* randomPairShares(
     if (a === b) continue;
     drawn++;
     if (hasName(a.name) && hasName(b.name)) {
-      // nameCounts added into uName as it goes: no counts of its own for each of the 200,000 pairs.
-      const c = compareNames(a.name, b.name);
-      for (const p of c.pairs) uName[p.level]++;
-      uName.conflict += c.conflicts;
+      // Into uName as it goes: no counts of its own for each of the 200,000 pairs.
+      addNameCounts(uName, compareNames(a.name, b.name));
     }
     if (a.dob && b.dob) uDob[compareDobs(a.dob, b.dob).level]++;
   }
