@@ -20,6 +20,7 @@ import {
   loadFebrl,
   uncertainClassOf,
 } from '@nrad/linkage-tools';
+import { MATCH_RATE_QUIET_MS } from '@nrad/linking-service/bench-support';
 import { connectBus } from '@nrad/service-kit';
 import { type RunContext, signInAgencyUsers, sleep, startBenchSystem } from './harness.ts';
 import { type ConsumerSample, consumerSample } from './island-bench.ts';
@@ -157,8 +158,11 @@ export interface Relinked {
   possibleMatches: number;
 }
 
-/** How long the linking log must stay unchanged, with every pass ended, to call linking settled (ms). */
-const LOG_QUIET_MS = 3000;
+/**
+ * How long the linking log must stay unchanged, with every pass ended, to call linking settled
+ * (ms): 3 s, and the pause of the record events after which a short run's re-estimate begins.
+ */
+const LOG_QUIET_MS = 3000 + MATCH_RATE_QUIET_MS;
 
 /**
  * Waits until the linking service has no pass of linking again under way (the last pass asked

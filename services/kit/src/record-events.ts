@@ -26,13 +26,18 @@ export interface RecordEventsConfig {
   EVENT_ACK_WAIT_MS: number;
 }
 
-/** The most record events handled together (a full run means more are waiting: a backlog). */
-export const RECORD_EVENTS_BATCH = 200;
+/**
+ * The most record events handled together (a full run means more are waiting: a backlog). 1,000:
+ * an upload's import requests bring 4,000 records at a time, and each run is a bulk write of each
+ * consumer's own copy (the match index, the statistics' state, the record owners) — at 200, five
+ * writes and five pulls per request for each of them.
+ */
+export const RECORD_EVENTS_BATCH = 1000;
 
 /**
  * Makes sure the RECORDS stream exists and starts the service's durable consumer of `records.>`:
- * the events at hand handled together in stream order (`handleBatch`, up to 200: a bulk write for
- * many), acknowledged once it resolves (handlers are idempotent by record version); when a run
+ * the events at hand handled together in stream order (`handleBatch`, up to RECORD_EVENTS_BATCH: a
+ * bulk write for many), acknowledged once it resolves (handlers are idempotent by record version); when a run
  * fails, its events go again one by one (runs of one), each redelivered after a delay when it
  * throws; an event that does not decode is terminated (logged).
  */

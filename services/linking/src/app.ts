@@ -20,7 +20,7 @@ import { LinkingStore } from './data/store.ts';
 import { Disclosures } from './domain/disclosures.ts';
 import { LinkRegistry } from './domain/link-registry.ts';
 import { MatchIndex } from './domain/match-index.ts';
-import { MatchRate } from './domain/match-rate.ts';
+import { MATCH_RATE_QUIET_MS, MatchRate, QuietTimer } from './domain/match-rate.ts';
 import { decisions, labelledPairs, PossibleMatches } from './domain/possible-matches.ts';
 import { Relinking } from './domain/relinking.ts';
 import { estimateWeightsInThread } from './domain/weights-thread.ts';
@@ -120,6 +120,7 @@ export async function createApp({ config, db, bus, logger }: LinkingAppDeps) {
       run: estimateWeightsInThread,
       failed: (err) => logger.warn({ err }, 'the weight estimation thread failed; estimating in the event loop'),
     }),
+    quietRefresh: new QuietTimer(MATCH_RATE_QUIET_MS),
     relinking: new Relinking(
       index,
       (entry) => linkAgain(deps, entry),
@@ -201,6 +202,7 @@ export async function createApp({ config, db, bus, logger }: LinkingAppDeps) {
     async stop() {
       clearInterval(sweep);
       await consumer.stop();
+      deps.quietRefresh.cancel();
       await relay.stop();
       await audit.stop();
     },

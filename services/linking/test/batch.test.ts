@@ -3,7 +3,7 @@ import type { CaseRecord, Organization, RecordEvent } from '@nrad/contracts';
 import { testRecordEvent } from '@nrad/records-service/test-support';
 import { Types } from 'mongoose';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { applyRecordEvents } from '../src/use-cases/linking.ts';
+import { applyRecordEvents, SAVED_PART_EVENTS } from '../src/use-cases/linking.ts';
 import { type LinkingHarness, startLinking, userOf } from './harness.ts';
 
 let h: LinkingHarness;
@@ -131,5 +131,57 @@ describe('a run of records.* events handled together (the consumer’s batches)'
     } finally {
       index.find = find;
     }
+  });
+
+  it('stores a long run in parts, each before the index takes any of its records, the next while this one is linked', async () => {
+    const { deps } = h.built;
+    const created = Array.from({ length: 2 * SAVED_PART_EVENTS + 10 }, (_, k) => ({
+      ...template,
+      id: new Types.ObjectId().toHexString(),
+      incidentNumber: `PART-${randomUUID().slice(0, 8)}`,
+      suspectName: `Part Person${k}`,
+    }));
+    const first = created[0] as CaseRecord;
+    // The first record edited in the run's last part: stored at its newest version with the first part.
+    const edited = { ...first, version: 2, caseAmount: '4321.00' };
+    const run = [...created.map((r) => eventOf('created', r)), eventOf('updated', edited)];
+
+    const stored = new Map<string, number>();
+    let saves = 0;
+    let pending = 0;
+    let putsWhileSaving = 0;
+    const saveEntries = deps.store.saveEntries.bind(deps.store);
+    const put = deps.index.put.bind(deps.index);
+    deps.store.saveEntries = async (part, isNew) => {
+      saves++;
+      pending++;
+      try {
+        await saveEntries(part, isNew);
+      } finally {
+        pending--;
+      }
+      for (const { entry } of part) stored.set(entry.id, entry.version);
+    };
+    deps.index.put = (entry) => {
+      // Every record the index takes is in the store already, at this version or a newer one.
+      expect(stored.get(entry.id) ?? 0).toBeGreaterThanOrEqual(entry.version);
+      if (pending > 0) putsWhileSaving++;
+      put(entry);
+    };
+    try {
+      await applyRecordEvents(deps, run);
+    } finally {
+      deps.store.saveEntries = saveEntries;
+      deps.index.put = put;
+    }
+    expect(saves).toBe(3);
+    expect(stored.get(first.id)).toBe(2);
+    // The first record of each of the first two parts was taken while the next part was being stored.
+    expect(putsWhileSaving).toBeGreaterThanOrEqual(2);
+    const inStore = await h.db
+      .collection('match_index')
+      .countDocuments({ _id: { $in: created.map((r) => new Types.ObjectId(r.id)) } });
+    expect(inStore).toBe(created.length);
+    expect(deps.index.get(first.id)?.version).toBe(2);
   });
 });

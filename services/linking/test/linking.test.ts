@@ -12,6 +12,7 @@ import { withDobLevels } from '@nrad/matching';
 import { RECORD_EVENTS_BATCH } from '@nrad/service-kit';
 import { Types } from 'mongoose';
 import { beforeAll, describe, expect, it, vi } from 'vitest';
+import { MATCH_RATE_QUIET_MS } from '../src/domain/match-rate.ts';
 import { caseRecord } from '../src/domain/test-record.ts';
 import { ALREADY_LINKED, applyRecordEvents, forgetExpiredDisclosures } from '../src/use-cases/linking.ts';
 import { type LinkingHarness, startLinking, userOf } from './harness.ts';
@@ -249,7 +250,7 @@ describe('auto-linking on records.created', () => {
 });
 
 describe('re-estimating the weights behind a backlog (issue 36)', () => {
-  it('waits while runs of events come full (more are waiting) unless the pairs across agencies grew fourfold, and re-estimates once a run is short', async () => {
+  it('waits while runs of events come full (more are waiting) unless the pairs across agencies grew fourfold, and re-estimates once a run is short and the events pause', async () => {
     const h = await startLinking({ autoLink: false });
     const refresh = vi.spyOn(h.built.deps.matchRate, 'refresh');
     let k = 0;
@@ -269,21 +270,32 @@ describe('re-estimating the weights behind a backlog (issue 36)', () => {
     const settled = async () => {
       for (const result of refresh.mock.results) await result.value;
     };
-    // An empty index filled by a backlog: re-estimated at 200 records (100 × 100 pairs across the
-    // two agencies: four times 50 × 50), then at 400 (200 × 200).
+    // An empty index filled by a backlog: re-estimated at 1,000 records (500 × 500 pairs across
+    // the two agencies: four times 50 × 50), then at 2,000 (1,000 × 1,000: four times 500 × 500).
     await run(RECORD_EVENTS_BATCH);
     expect(refresh).toHaveBeenCalledTimes(1);
     await settled();
     await run(RECORD_EVENTS_BATCH);
     expect(refresh).toHaveBeenCalledTimes(2);
     await settled();
-    // 600 records, 300 × 300 pairs: not yet four times 200 × 200, a full run waits.
+    // 3,000 records, 1,500 × 1,500 pairs: not yet four times 1,000 × 1,000, a full run waits.
     await run(RECORD_EVENTS_BATCH);
     expect(refresh).toHaveBeenCalledTimes(2);
+    // A short run: the re-estimate waits for the events to pause (MATCH_RATE_QUIET_MS)…
+    const short = performance.now();
     await run(1);
-    expect(refresh).toHaveBeenCalledTimes(3);
+    expect(refresh).toHaveBeenCalledTimes(2);
+    await vi.waitFor(() => expect(refresh).toHaveBeenCalledTimes(3), { timeout: MATCH_RATE_QUIET_MS + 5000 });
+    expect(performance.now() - short).toBeGreaterThanOrEqual(MATCH_RATE_QUIET_MS - 50);
     await settled();
     expect(h.built.deps.index.size).toBe(3 * RECORD_EVENTS_BATCH + 1); // every event applied all the same
+    // …and a run that arrives meanwhile puts it off again: two short runs, one re-estimate.
+    await run(1);
+    await new Promise((resolve) => setTimeout(resolve, MATCH_RATE_QUIET_MS / 2));
+    await run(1);
+    await new Promise((resolve) => setTimeout(resolve, MATCH_RATE_QUIET_MS * 0.75));
+    expect(refresh).toHaveBeenCalledTimes(3);
+    await vi.waitFor(() => expect(refresh).toHaveBeenCalledTimes(4), { timeout: MATCH_RATE_QUIET_MS + 5000 });
   });
 });
 

@@ -15,7 +15,7 @@ import {
   type WeightEstimate,
   withDobLevels,
 } from '@nrad/matching';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { weightsLog } from '../use-cases/linking.ts';
 import { entryFor, MatchIndex } from './match-index.ts';
 import {
@@ -29,6 +29,7 @@ import {
   MatchRate,
   type MatchRateEstimate,
   MIN_MATCHES_PER_RECORD,
+  QuietTimer,
 } from './match-rate.ts';
 import { caseRecord as record } from './test-record.ts';
 import { estimateWeightsInThread } from './weights-thread.ts';
@@ -607,5 +608,31 @@ describe('the weights learn from what people decided (issue 36)', () => {
     // decisions among the many pairs EM weighs; tools/linkage's test has twins' decisions move the
     // weight of a disagreeing word by 1.4 bits).
     expect(taught?.weights.name.typo).toBeLessThan((guessed?.weights.name.typo ?? 0) - 0.1);
+  });
+});
+
+describe('QuietTimer (a short run’s re-estimate, once the record events pause)', () => {
+  it('runs the last callback armed once its time passes without another arm or a cancel', () => {
+    vi.useFakeTimers();
+    try {
+      const timer = new QuietTimer(2000);
+      const ran: string[] = [];
+      timer.arm(() => ran.push('first'));
+      vi.advanceTimersByTime(1500);
+      timer.arm(() => ran.push('second')); // another short run meanwhile: the pause starts again
+      vi.advanceTimersByTime(1999);
+      expect(ran).toEqual([]);
+      vi.advanceTimersByTime(1);
+      expect(ran).toEqual(['second']);
+      vi.advanceTimersByTime(10_000);
+      expect(ran).toEqual(['second']); // once
+
+      timer.arm(() => ran.push('third'));
+      timer.cancel(); // a run began: nothing until it ends and arms again
+      vi.advanceTimersByTime(10_000);
+      expect(ran).toEqual(['second']);
+    } finally {
+      vi.useRealTimers();
+    }
   });
 });

@@ -67,7 +67,7 @@ import type { Disclosures } from '../domain/disclosures.ts';
 import type { LinkRegistry } from '../domain/link-registry.ts';
 import { pairKeyOf } from '../domain/link-registry.ts';
 import { entryFor, type IndexEntry, type MatchIndex, type ScoredCandidate } from '../domain/match-index.ts';
-import type { MatchRate, MatchRateEstimate, WeightChoice } from '../domain/match-rate.ts';
+import type { MatchRate, MatchRateEstimate, QuietTimer, WeightChoice } from '../domain/match-rate.ts';
 import type { PossibleMatches } from '../domain/possible-matches.ts';
 import { modelChanged, type Relinking, rateRose } from '../domain/relinking.ts';
 import { type ClassCalibration, calibrateClasses, reviewCeilings } from '../domain/review-classes.ts';
@@ -85,6 +85,8 @@ export interface LinkingDeps {
   matchRate: MatchRate;
   /** Auto-linking again of the records scored before the weights changed (refreshMatchRate). */
   relinking: Relinking;
+  /** The re-estimate a short run of record events asks for, once the events pause (MATCH_RATE_QUIET_MS). */
+  quietRefresh: QuietTimer;
   links: LinkRegistry;
   relay: LinkRelay;
   logger: Logger;
@@ -122,9 +124,11 @@ export const AUDIT_SERVICE = 'linking';
  * Applies a run of `records.*` events in stream order (the consumer's batch; one event is a run of
  * one) to the index — idempotent: an event no newer than the stored version changes nothing — and,
  * for `records.created`, links the record to matching records of the other organizations. The
- * run's entries are written in one bulk write (those of records new to the index inserted
- * together) before the in-memory index and the links follow event by event, so a new record is
- * linked to those indexed before it, not to later ones of the run. Redelivered, a created event
+ * run's entries are written in bulk writes of a part of the run each (SAVED_PART_EVENTS; those of
+ * records new to the index inserted together), each part's before the in-memory index takes any of
+ * them — the next part's written while this part's records are linked — and the index and the
+ * links follow event by event, so a new record is linked to those indexed before it, not to later
+ * ones of the run, and every record the index holds is in the store. Redelivered, a created event
  * links nothing twice (one link per pair). Then the match rate is re-estimated if due.
  *
  * Finding a record's matches is synchronous work (tens of milliseconds among 300,000 records), so
@@ -133,6 +137,7 @@ export const AUDIT_SERVICE = 'linking';
  * 50-row upload: NAMLC checks answered in 1.7 s instead of 15 ms under the load test).
  */
 export async function applyRecordEvents(deps: LinkingDeps, events: readonly RecordEvent[]): Promise<void> {
+  deps.quietRefresh.cancel();
   const newest = new Map<string, { entry: IndexEntry; record: CaseRecord }>();
   const entries = events.map((event) => {
     const current = newest.get(event.record.id)?.entry ?? deps.index.get(event.record.id);
@@ -146,10 +151,24 @@ export async function applyRecordEvents(deps: LinkingDeps, events: readonly Reco
   // A full run means more events wait: a backlog, which passes of linking again wait for.
   const backlog = events.length >= RECORD_EVENTS_BATCH;
   if (backlog) deps.relinking.backlog();
+  // Records the index lacked when the run began are inserted, the others replaced.
+  const known = new Set([...newest.keys()].filter((id) => deps.index.get(id)));
+  const parts = savedParts(events, newest);
+  const save = (part: (typeof parts)[number]) => {
+    const saving = part.length > 0 ? deps.store.saveEntries(part, (entry) => !known.has(entry.id)) : Promise.resolve();
+    saving.catch(() => {}); // awaited below; a failure the loop outran is not unhandled meanwhile
+    return saving;
+  };
   try {
-    await deps.store.saveEntries([...newest.values()], (entry) => !deps.index.get(entry.id));
+    let saving = save(parts[0] ?? []);
     let sliceFrom = performance.now();
     for (const [at, event] of events.entries()) {
+      if (at % SAVED_PART_EVENTS === 0) {
+        // This part's entries are stored before the index takes them; the next part's are being
+        // stored while this part is linked.
+        await saving;
+        saving = save(parts[at / SAVED_PART_EVENTS + 1] ?? []);
+      }
       const entry = entries[at];
       if (entry) deps.index.put(entry);
       if (event.type !== 'created' || !deps.autoLink) continue;
@@ -160,13 +179,42 @@ export async function applyRecordEvents(deps: LinkingDeps, events: readonly Reco
         sliceFrom = performance.now();
       }
     }
+    await saving;
   } finally {
     for (const entry of entries) entry?.releaseKeys();
   }
   // Not behind a backlog: re-estimating meanwhile took over a third of the service's time during an
   // upload (issue 36), and the weights barely move within one — unless the pairs across agencies
   // have grown fourfold since the last estimate (MatchRate.grown: an upload into a new deployment).
-  if (!backlog || deps.matchRate.grown()) refreshMatchRate(deps);
+  // A short run's re-estimate waits for the events to pause (MATCH_RATE_QUIET_MS).
+  if (deps.matchRate.grown()) refreshMatchRate(deps);
+  else if (!backlog) deps.quietRefresh.arm(() => refreshMatchRate(deps));
+}
+
+/**
+ * Events of a run whose entries are stored together, the next part's while the one before is linked
+ * (a run's entries stored in one write before any was linked: linking waited on the store for 24
+ * of its 55 s over a 100,000-row upload, and its links came 8-10 s after the job).
+ */
+export const SAVED_PART_EVENTS = 250;
+
+/**
+ * The newest entry of each record of a run, in parts: part k holds the records whose first event
+ * in the run is among events [k·SAVED_PART_EVENTS, (k+1)·SAVED_PART_EVENTS), so each event's record is
+ * stored, at its newest version, by the time the event is reached.
+ */
+function savedParts<T>(events: readonly RecordEvent[], newest: ReadonlyMap<string, T>): T[][] {
+  const parts: T[][] = [];
+  const placed = new Set<string>();
+  for (const [at, event] of events.entries()) {
+    if (at % SAVED_PART_EVENTS === 0) parts.push([]);
+    const { id } = event.record;
+    const entry = newest.get(id);
+    if (entry === undefined || placed.has(id)) continue;
+    placed.add(id);
+    parts.at(-1)?.push(entry);
+  }
+  return parts;
 }
 
 /** The audit actor of a record event's user (no request of this service's). */
