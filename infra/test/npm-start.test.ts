@@ -38,7 +38,9 @@ async function npmStart(port: number) {
   });
   const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
   const deadline = Date.now() + 120_000;
-  while (!/NRAD is up at/.test(output)) {
+  // The sign-in line follows "NRAD is up at" and may arrive in a later chunk of the output (seen
+  // under a loaded CI run): wait for both, whole.
+  while (!/NRAD is up at \S+\n/.test(output) || !/Sign in as admin: .*\n/.test(output)) {
     if (child.exitCode !== null) throw new Error(`npm start exited early:\n${output}`);
     if (Date.now() > deadline) throw new Error(`npm start did not come up:\n${output}`);
     await new Promise((r) => setTimeout(r, 100));
