@@ -138,36 +138,50 @@ export const AUDIT_SERVICE = 'linking';
  */
 export async function applyRecordEvents(deps: LinkingDeps, events: readonly RecordEvent[]): Promise<void> {
   deps.quietRefresh.cancel();
-  const newest = new Map<string, { entry: IndexEntry; record: CaseRecord }>();
-  const entries = events.map((event) => {
+  type Newest = { entry: IndexEntry; record: CaseRecord };
+  const newest = new Map<string, Newest>();
+  // The records whose first entry of the run is among each SAVED_PART_EVENTS of its events: a
+  // part's are stored, at their newest versions, before the index takes any of them.
+  const parts: string[][] = [];
+  const entries = events.map((event, at) => {
     const current = newest.get(event.record.id)?.entry ?? deps.index.get(event.record.id);
     if (current && event.record.version <= current.version) return undefined;
     const entry = entryFor(event.record);
     // Stored, put and linked in this run: its keys made once for the three (released below).
     entry.holdKeys();
+    if (!newest.has(entry.id)) {
+      const k = Math.floor(at / SAVED_PART_EVENTS);
+      const part = parts[k];
+      if (part) part.push(entry.id);
+      else parts[k] = [entry.id];
+    }
     newest.set(entry.id, { entry, record: event.record });
     return entry;
   });
   // A full run means more events wait: a backlog, which passes of linking again wait for.
   const backlog = events.length >= RECORD_EVENTS_BATCH;
   if (backlog) deps.relinking.backlog();
-  // Records the index lacked when the run began are inserted, the others replaced.
-  const known = new Set([...newest.keys()].filter((id) => deps.index.get(id)));
-  const parts = savedParts(events, newest);
-  const save = (part: (typeof parts)[number]) => {
-    const saving = part.length > 0 ? deps.store.saveEntries(part, (entry) => !known.has(entry.id)) : Promise.resolve();
+  const save = (part: number) => {
+    const ids = parts[part];
+    // A part's records are not in the index yet if they were not when the run began.
+    const saving = ids
+      ? deps.store.saveEntries(
+          ids.map((id) => newest.get(id) as Newest),
+          (entry) => !deps.index.get(entry.id),
+        )
+      : Promise.resolve();
     saving.catch(() => {}); // awaited below; a failure the loop outran is not unhandled meanwhile
     return saving;
   };
   try {
-    let saving = save(parts[0] ?? []);
+    let saving = save(0);
     let sliceFrom = performance.now();
     for (const [at, event] of events.entries()) {
       if (at % SAVED_PART_EVENTS === 0) {
         // This part's entries are stored before the index takes them; the next part's are being
         // stored while this part is linked.
         await saving;
-        saving = save(parts[at / SAVED_PART_EVENTS + 1] ?? []);
+        saving = save(at / SAVED_PART_EVENTS + 1);
       }
       const entry = entries[at];
       if (entry) deps.index.put(entry);
@@ -197,25 +211,6 @@ export async function applyRecordEvents(deps: LinkingDeps, events: readonly Reco
  * of its 55 s over a 100,000-row upload, and its links came 8-10 s after the job).
  */
 export const SAVED_PART_EVENTS = 250;
-
-/**
- * The newest entry of each record of a run, in parts: part k holds the records whose first event
- * in the run is among events [k·SAVED_PART_EVENTS, (k+1)·SAVED_PART_EVENTS), so each event's record is
- * stored, at its newest version, by the time the event is reached.
- */
-function savedParts<T>(events: readonly RecordEvent[], newest: ReadonlyMap<string, T>): T[][] {
-  const parts: T[][] = [];
-  const placed = new Set<string>();
-  for (const [at, event] of events.entries()) {
-    if (at % SAVED_PART_EVENTS === 0) parts.push([]);
-    const { id } = event.record;
-    const entry = newest.get(id);
-    if (entry === undefined || placed.has(id)) continue;
-    placed.add(id);
-    parts.at(-1)?.push(entry);
-  }
-  return parts;
-}
 
 /** The audit actor of a record event's user (no request of this service's). */
 const auditActorOf = (by: Actor): AuditActor => ({
