@@ -10,6 +10,7 @@ import {
   errorMiddleware,
   GATEWAY_ISSUER,
   healthRoutes,
+  IdentityTokens,
   type Logger,
   metricsHandler,
   mountRoute,
@@ -17,7 +18,6 @@ import {
   requestIdMiddleware,
   requireAllAgencies,
   signGrant,
-  signIdentity,
   unauthenticated,
 } from '@nrad/service-kit';
 import type { Redis } from 'ioredis';
@@ -73,6 +73,7 @@ export function createGateway({ config, redis, logger, audit }: GatewayDeps) {
   };
   const addressLimits = { registrations: config.REGISTER_IP_MAX_PER_HOUR };
   const signer = parseSigner(GATEWAY_ISSUER, config.IDENTITY_PRIVATE_KEY);
+  const identityTokens = new IdentityTokens(signer);
   const auth = createAuthClient({ baseUrl: config.AUTH_URL, signer });
   const guard = new LoginGuard(redis, prefix, {
     maxFailures: config.LOGIN_MAX_FAILURES,
@@ -156,7 +157,7 @@ export function createGateway({ config, redis, logger, audit }: GatewayDeps) {
       ? { kind: 'user', userId: user.id, name: user.name, organization: user.organization, role: user.role }
       : { kind: 'anonymous' };
     ctx.state.identity = identity;
-    const token = await signIdentity(identity, signer);
+    const token = await identityTokens.for(identity);
     const grant = granted && identity.kind === 'user' ? await signGrant(identity, service, signer) : undefined;
     const { refreshSession } = await proxy.forward(ctx, services[service], token, grant);
     if (refreshSession) await refreshSessionUser(ctx, { auth, logger });

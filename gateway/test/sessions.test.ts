@@ -145,6 +145,26 @@ describe('sign-in, session and sign-out (SPEC §7)', () => {
     await new Promise((r) => setTimeout(r, 2500));
     await me().expect(401);
   });
+
+  it('pushes the idle expiry back at most every tenth of the idle timeout, not on every request', async () => {
+    const idle = stack.gateway({ SESSION_IDLE_MINUTES: String(3 / 60) }); // 3 seconds: touched every 0.3 s
+    const jar = cookieJar((await signIn(idle.server)).login);
+    const sid = decodeURIComponent(/nrad\.sid=([^;]+)/.exec(jar)?.[1] ?? '');
+    const ttlOf = () => stack.redis.pttl(`${idle.config.REDIS_PREFIX}sess:${sid}`);
+    expect(await ttlOf()).toBeGreaterThan(0);
+    const me = () => request(idle.server).get('/api/auth/user').set('cookie', jar).expect(200);
+    // Right after sign-in (which wrote it): answered without writing the session again.
+    const first = await me();
+    expect(cookieOf(first)).toBeUndefined();
+    await new Promise((r) => setTimeout(r, 600));
+    // koa-session keeps a session in the store 10 s beyond its cookie: 13 s at sign-in, counting down.
+    const before = await ttlOf();
+    expect(before).toBeLessThan(12_700);
+    // Past the touch interval: written with a fresh expiry, in the store and in the cookie.
+    const touched = await me();
+    expect(cookieOf(touched)).toMatch(/expires=/i);
+    expect(await ttlOf()).toBeGreaterThan(before + 400);
+  });
 });
 
 describe('lockout and rate limits', () => {

@@ -67,6 +67,7 @@ async function startSession(ctx: Koa.Context, user: PublicUser) {
   const data = ctx.session as unknown as SessionData;
   data.user = user;
   data.issuedAt = Date.now();
+  data.touchedAt = data.issuedAt;
 }
 
 /** The gateway's own paths of SPEC §7: login, logout and the current user. */

@@ -11,14 +11,25 @@ export interface SessionData {
   user?: PublicUser;
   /** When the user signed in (ms since epoch): the absolute lifetime counts from here. */
   issuedAt?: number;
+  /** When the session was last written back with a fresh idle expiry (ms since epoch). */
+  touchedAt?: number;
 }
+
+/**
+ * How often a signed-in session's idle expiry is pushed back (ms): a tenth of the idle timeout, at
+ * most a minute. Writing the session back on every request (koa-session's `rolling`) cost each
+ * request a Redis write of the whole session, about 1 ms through the gateway (issue 38); written at
+ * most this often, a session still ends the idle timeout after its last request, less at most this
+ * interval — never later.
+ */
+export const touchIntervalMs = (idleMs: number) => Math.min(60_000, idleMs / 10);
 
 export const SESSION_COOKIE = 'nrad.sid';
 
 /**
  * Sessions in Redis: httpOnly cookie, SameSite=Lax, Secure whenever the request came over HTTPS
- * (koa-session decides per request), idle timeout by rolling expiry, absolute lifetime checked on
- * every request.
+ * (koa-session decides per request), idle timeout by an expiry pushed back as the session is used
+ * (touchIntervalMs), absolute lifetime checked on every request.
  */
 export function sessionMiddleware(
   app: Koa,
@@ -28,7 +39,7 @@ export function sessionMiddleware(
     {
       key: SESSION_COOKIE,
       maxAge: options.idleMs,
-      rolling: true,
+      rolling: false, // written when changed, or touched (below)
       httpOnly: true,
       signed: true,
       sameSite: 'lax',
@@ -37,11 +48,15 @@ export function sessionMiddleware(
     },
     app,
   );
+  const touchMs = touchIntervalMs(options.idleMs);
   return async function sessions(ctx, next) {
     await handle(ctx, async () => {
       const data = ctx.session as SessionData | null;
-      if (data?.user && (!data.issuedAt || Date.now() - data.issuedAt > options.absoluteMs)) {
+      const now = Date.now();
+      if (data?.user && (!data.issuedAt || now - data.issuedAt > options.absoluteMs)) {
         ctx.session = null; // past its absolute lifetime: ended server-side and the cookie cleared
+      } else if (data?.user && !(now - (data.touchedAt ?? 0) < touchMs)) {
+        data.touchedAt = now; // changed, so koa-session writes it with a new expiry (store and cookie)
       }
       await next();
     });

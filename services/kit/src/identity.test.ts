@@ -1,15 +1,19 @@
 import { createSecretKey } from 'node:crypto';
 import type { Identity, UserIdentity } from '@nrad/contracts';
 import { SignJWT } from 'jose';
-import { describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import {
   GATEWAY_ISSUER,
+  IDENTITY_REUSE_MS,
+  IDENTITY_TTL_SECONDS,
+  IdentityTokens,
   newIdentityKeyPair,
   parsePublicKeys,
   parseSigner,
   signGrant,
   signIdentity,
   signOnBehalf,
+  VerifiedTokens,
   verifyIdentity,
 } from './identity.ts';
 import { TEST_GATEWAY_SIGNER, TEST_PUBLIC_KEYS, testIdentityKeys, testSigner } from './test-identity.ts';
@@ -111,5 +115,65 @@ describe('identity tokens between the parts (issue 37)', () => {
     expect(() => parsePublicKeys(`gateway=${pair.privateKey}`)).toThrow();
     expect(() => parsePublicKeys('gateway')).toThrow('each key must be written issuer=key');
     expect(() => parseSigner('ingest', pair.publicKey)).toThrow();
+  });
+});
+
+describe('tokens signed once and verified once (issue 38)', () => {
+  afterEach(() => {
+    vi.useRealTimers();
+  });
+
+  it('sends the same token for the same identity for half its lifetime, a new one for any change', async () => {
+    vi.useFakeTimers({ toFake: ['Date'] });
+    const tokens = new IdentityTokens(TEST_GATEWAY_SIGNER);
+    const first = await tokens.for(USER);
+    expect(await tokens.for({ ...USER })).toBe(first);
+    // Another role, agency or user: another token, saying so.
+    for (const other of [{ ...USER, role: 'Supervisor' }, { ...USER, organization: 'FIA' as const }, ADMIN]) {
+      const token = await tokens.for(other);
+      expect(token).not.toBe(first);
+      expect((await verifyIdentity(token, keys)).identity).toEqual(other);
+    }
+    vi.advanceTimersByTime(IDENTITY_REUSE_MS - 1_000);
+    expect(await tokens.for(USER)).toBe(first);
+    vi.advanceTimersByTime(1_000);
+    const next = await tokens.for(USER);
+    expect(next).not.toBe(first);
+    // What is sent has at least half its lifetime left.
+    const { exp } = JSON.parse(Buffer.from(next.split('.')[1] as string, 'base64url').toString());
+    expect(exp * 1000 - Date.now()).toBeGreaterThanOrEqual((IDENTITY_TTL_SECONDS * 1000) / 2);
+  });
+
+  it('takes a verified token again until it expires, never one that failed, and keeps at most its limit', async () => {
+    vi.useFakeTimers({ toFake: ['Date'] });
+    const verified = new VerifiedTokens(keys, 3);
+    const token = await signIdentity(USER, TEST_GATEWAY_SIGNER, 10);
+    const once = await verified.verify(token);
+    expect(once).toEqual({ identity: USER, caller: GATEWAY_ISSUER });
+    expect(await verified.verify(token)).toBe(once); // taken again, not verified again
+    // Shared between requests, so it cannot be changed by one of them.
+    expect(Object.isFrozen(once) && Object.isFrozen(once.identity)).toBe(true);
+    // A token changed by one character fails each time, and is not kept.
+    const at = token.length - 10; // inside the signature
+    const tampered = `${token.slice(0, at)}${token[at] === 'A' ? 'B' : 'A'}${token.slice(at + 1)}`;
+    await expect(verified.verify(tampered)).rejects.toThrow();
+    await expect(verified.verify(tampered)).rejects.toThrow();
+    expect(verified.size).toBe(1);
+    // Past its expiry and the leeway of five seconds: verified again, and refused.
+    vi.advanceTimersByTime(14_000);
+    expect(await verified.verify(token)).toBe(once);
+    vi.advanceTimersByTime(2_000);
+    await expect(verified.verify(token)).rejects.toThrow();
+    // An on-behalf token holds only as long as its proof: here the proof expires first.
+    const proof = await signIdentity(USER, TEST_GATEWAY_SIGNER, 10);
+    const behalf = await signOnBehalf(proof, ingest);
+    expect((await verified.verify(behalf)).identity).toEqual(USER);
+    vi.advanceTimersByTime(16_000);
+    await expect(verified.verify(behalf)).rejects.toThrow();
+    // At most three kept.
+    for (const identity of [USER, ADMIN, { kind: 'anonymous' } as const, { ...USER, role: 'Supervisor' }]) {
+      await verified.verify(await signIdentity(identity, TEST_GATEWAY_SIGNER));
+    }
+    expect(verified.size).toBeLessThanOrEqual(3);
   });
 });

@@ -152,7 +152,7 @@ export interface OptionLists {
 }
 
 export async function optionLists(deps: RecordDeps): Promise<OptionLists> {
-  const [sources, countries] = await Promise.all([deps.dropdowns.list('source'), deps.dropdowns.list('country')]);
+  const [sources, countries] = await Promise.all([deps.dropdowns.recent('source'), deps.dropdowns.recent('country')]);
   const byLower = (values: string[]) => new Map(values.map((v) => [v.toLowerCase(), v]));
   return {
     sources: byLower(sources.map((o) => o.value)),
@@ -555,7 +555,7 @@ async function findRecords(
   if (search.country) {
     // Records store the option's spelling; a search in other letter case means the same country.
     const wanted = search.country.toLowerCase();
-    const options = [DEFAULT_COUNTRY, ...(await deps.dropdowns.list('country')).map((o) => o.value)];
+    const options = [DEFAULT_COUNTRY, ...(await deps.dropdowns.recent('country')).map((o) => o.value)];
     search.country = options.find((o) => o.toLowerCase() === wanted) ?? search.country;
   }
   const scope = scopeOf(user);
