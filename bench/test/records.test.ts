@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { formatBudgets } from '../src/quick.ts';
 import { Cleanup, OPERATION_NAMES, RESTART_ROWS, restartStepRow, runRecordsBench } from '../src/records-bench.ts';
 import { formatReport } from '../src/report.ts';
 import { expectComparison, expectFound, expectLatency } from './figures.ts';
@@ -68,6 +69,12 @@ describe('bench:records', () => {
       for (const name of [...OPERATION_NAMES, ...Object.values(RESTART_ROWS)]) expect(text).toContain(name);
       expect(text).toMatch(/^Machine: .+ × \d+, [\d.]+ GiB.*\nN: +200 records \(BPS \d+ \(\d+ deleted\), FIA/);
       expect(text).toContain('Percentiles are nearest-rank');
+      // bench:quick's table: every operation with its ratio, held to its budget or marked as not held to one.
+      const budgets = formatBudgets(report).split('\n');
+      for (const name of OPERATION_NAMES) {
+        const row = budgets.find((line) => line.startsWith(`${name} `));
+        expect(row, name).toMatch(/^[a-zA-Z ()]+ +\d+\.\d\d× +(3×|1\.3×|—) +[\d.]+ +(yes|NO)$/);
+      }
     } finally {
       await cleanup.run();
     }
