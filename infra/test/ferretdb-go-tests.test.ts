@@ -10,7 +10,7 @@ import { passRecord } from './pass-record.ts';
 /** A copy of its own: the build's copy stays as the binary was built from. */
 const COPY = path.join(path.dirname(path.dirname(PATCHED_MODULE_DIR)), 'patched-go-tests', 'FerretDB');
 /** The packages whose tests are run. */
-const PACKAGES = ['./internal/backends/sqlite/...', './internal/handler/...'];
+const PACKAGES = ['./internal/backends/sqlite/...', './internal/handler/...', './internal/util/fsql/...'];
 /**
  * The sources FerretDB's tests last passed on (pass-record.ts, committed): while infra/ferretdb is
  * unchanged, the run is not repeated (it takes minutes on 2 cores); any change to it — a patch, our
@@ -24,7 +24,8 @@ const record = passRecord<{ packages: string[]; go: string }>(
 );
 
 /**
- * FerretDB's own Go tests of the SQLite backend and of the handler, run on our patched copy of the
+ * FerretDB's own Go tests of the SQLite backend, of the handler and of the SQL wrapper (fsql, where
+ * the writers' line is), with ours among them, run on our patched copy of the
  * module (infra/ferretdb/patches.json). The contract tests of `internal/backends` are left out:
  * they need a PostgreSQL server at 127.0.0.1:5432 with a fixed role.
  */
@@ -37,7 +38,7 @@ describe("FerretDB's own tests on our build", () => {
     return;
   }
 
-  it('pass for the SQLite backend and the handler', () => {
+  it('pass for the SQLite backend, the handler and the SQL wrapper', () => {
     const go = findCommand('go');
     if (!go) throw new Error('Go is needed (it builds the embedded FerretDB)');
     writePatchedModule(go, COPY);
@@ -61,6 +62,7 @@ describe("FerretDB's own tests on our build", () => {
     expect(result.status, output.slice(-4000)).toBe(0);
     expect(output).toMatch(/^ok\s+github\.com\/FerretDB\/FerretDB\/internal\/backends\/sqlite\s/m);
     expect(output).toMatch(/^ok\s+github\.com\/FerretDB\/FerretDB\/internal\/handler\s/m);
+    expect(output).toMatch(/^ok\s+github\.com\/FerretDB\/FerretDB\/internal\/util\/fsql\s/m);
     expect(output).not.toMatch(/^FAIL/m);
     for (const requirement of requirements) {
       const [module] = requirement.split('@');
