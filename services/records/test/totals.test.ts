@@ -62,7 +62,7 @@ describe('list totals', () => {
     expect(await count(Scope.agency('BPS'), { deleted: false })).toBe(active0 + 5);
   });
 
-  it('show another instance’s changes once their time is up', async () => {
+  it('show another instance’s changes once their time is up and they are counted again', async () => {
     const h = await startRecords({ listTotalTtlMs: 400 });
     const fia = userOf('FIA');
     const api = await h.as(fia);
@@ -75,6 +75,9 @@ describe('list totals', () => {
     await h.built.deps.records.insert(Scope.agency('FIA'), doc);
     expect(await total()).toBe(before);
     await new Promise((resolve) => setTimeout(resolve, 450));
-    expect(await total()).toBe(before + 1);
+    // Past its time the kept total is answered while it is counted again in the background; the
+    // lists after the count show it.
+    expect(await total()).toBe(before);
+    await expect.poll(total, { timeout: 2000, interval: 20 }).toBe(before + 1);
   });
 });

@@ -31,7 +31,7 @@ const bpsDeleted = { organization: 'BPS', deleted: true } as const;
 const all = { organization: '*', deleted: false } as const;
 
 describe('ListTotals', () => {
-  it('keeps a total for its time, then counts again', async () => {
+  it('keeps a total for its time, then answers it while counting it again once for everyone', async () => {
     let now = 0;
     const totals = new ListTotals(1000, () => now);
     const s = store({ bps: 5 });
@@ -39,8 +39,79 @@ describe('ListTotals', () => {
     s.counts.bps = 6; // another instance's create
     now = 999;
     expect(await totals.total(bpsActive, s.count('bps'))).toBe(5);
+    expect(s.asked()).toBe(1);
+    // Past its time: the kept total is answered at once, and counted again in the background, once.
     now = 1000;
+    let release!: () => void;
+    const gate = new Promise<void>((resolve) => (release = resolve));
+    const slowCount = async () => {
+      await gate;
+      return s.count('bps')();
+    };
+    expect(await totals.total(bpsActive, slowCount)).toBe(5);
+    expect(await totals.total(bpsActive, slowCount)).toBe(5);
+    release();
+    await new Promise((r) => setTimeout(r, 0));
+    expect(s.asked()).toBe(2);
     expect(await totals.total(bpsActive, s.count('bps'))).toBe(6);
+    expect(s.asked()).toBe(2);
+  });
+
+  it('counts a total it does not keep once for everyone who asks at the same time', async () => {
+    const totals = new ListTotals(60_000);
+    const s = store({ bps: 8 });
+    let release!: () => void;
+    const gate = new Promise<void>((resolve) => (release = resolve));
+    const slowCount = async () => {
+      await gate;
+      return s.count('bps')();
+    };
+    const asked = [totals.total(bpsActive, slowCount), totals.total(bpsActive, slowCount)];
+    release();
+    expect(await Promise.all(asked)).toEqual([8, 8]);
+    expect(s.asked()).toBe(1);
+  });
+
+  it('keeps its total, moved by the changes made here, when counting again was not clean; tries again later', async () => {
+    let now = 0;
+    const totals = new ListTotals(1000, () => now);
+    const s = store({ bps: 10 });
+    await totals.total(bpsActive, s.count('bps'));
+    now = 1000;
+    let release!: () => void;
+    const gate = new Promise<void>((resolve) => (release = resolve));
+    let counted = 0;
+    const slowCount = async () => {
+      await gate;
+      counted++;
+      return 99; // whatever it counted during the change: not kept
+    };
+    expect(await totals.total(bpsActive, slowCount)).toBe(10);
+    await totals.change(
+      'BPS',
+      async () => 'created',
+      () => ({ organization: 'BPS', active: 1, deleted: 0 }),
+    );
+    release();
+    await new Promise((r) => setTimeout(r, 0));
+    expect(counted).toBe(1);
+    // The kept total, moved by the create, is answered for half its time more before counting again.
+    now = 1499;
+    expect(await totals.total(bpsActive, s.count('bps'))).toBe(11);
+    expect(s.asked()).toBe(1);
+    now = 1500;
+    s.counts.bps = 11;
+    expect(await totals.total(bpsActive, s.count('bps'))).toBe(11);
+    await new Promise((r) => setTimeout(r, 0));
+    expect(s.asked()).toBe(2);
+  });
+
+  it('keeps nothing with a time of 0: every list counts', async () => {
+    const totals = new ListTotals(0);
+    const s = store({ bps: 3 });
+    expect(await totals.total(bpsActive, s.count('bps'))).toBe(3);
+    s.counts.bps = 4;
+    expect(await totals.total(bpsActive, s.count('bps'))).toBe(4);
     expect(s.asked()).toBe(2);
   });
 
