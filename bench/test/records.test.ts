@@ -73,7 +73,7 @@ describe('bench:records', () => {
       const budgets = formatBudgets(report).split('\n');
       for (const name of OPERATION_NAMES) {
         const row = budgets.find((line) => line.startsWith(`${name} `));
-        expect(row, name).toMatch(/^[a-zA-Z ()]+ +\d+\.\d\d× +(3×|1\.3×|—) +[\d.]+ +(yes|NO)$/);
+        expect(row, name).toMatch(/^[a-zA-Z ()]+ +\d+\.\d\d× +(3×|1\.3×|—) +-?[\d.]+ +(yes|NO)$/);
       }
     } finally {
       await cleanup.run();
