@@ -5,7 +5,7 @@
 // `npm start` does.
 import { readCounts, runBenchCommand } from './src/cli.ts';
 import { formatBudgets, QUICK_RECORDS } from './src/quick.ts';
-import { DEFAULT_DELETED_PERCENT, runRecordsBench } from './src/records-bench.ts';
+import { runRecordsBench } from './src/records-bench.ts';
 import { formatReport } from './src/report.ts';
 
 const USAGE = `Usage: npm run bench:quick -- [--iterations I] [--budget S] [--seed X]
@@ -26,7 +26,6 @@ await runBenchCommand('bench:quick', async (context) => {
     warmup: 2,
     restarts: 1,
     budgetSeconds: budget,
-    deletedPercent: DEFAULT_DELETED_PERCENT,
     ...context,
   });
   return `${formatReport(report)}\n${formatBudgets(report)}`;

@@ -55,7 +55,7 @@ export function sessionMiddleware(
       const now = Date.now();
       if (data?.user && (!data.issuedAt || now - data.issuedAt > options.absoluteMs)) {
         ctx.session = null; // past its absolute lifetime: ended server-side and the cookie cleared
-      } else if (data?.user && !(now - (data.touchedAt ?? 0) < touchMs)) {
+      } else if (data?.user && now - (data.touchedAt ?? 0) >= touchMs) {
         data.touchedAt = now; // changed, so koa-session writes it with a new expiry (store and cookie)
       }
       await next();

@@ -96,7 +96,6 @@ export class DropdownRepository {
 
   /** Replaces a list; values already present keep their id and creation time. */
   async replace(type: DropdownType, values: readonly string[], byUserId: string): Promise<DropdownOption[]> {
-    this.recentLists.delete(type);
     const doc = await this.model.findById(type).lean<DropdownListDoc>();
     const existing = new Map((doc?.options ?? []).map((o) => [o.value, o]));
     const now = new Date();
@@ -106,7 +105,7 @@ export class DropdownRepository {
       { $set: { options, updatedAt: now, updatedById: new Types.ObjectId(byUserId) } },
       { upsert: true },
     );
-    this.recentLists.delete(type); // and a read begun during the write is not kept either
+    this.recentLists.delete(type); // after the write: a read begun during it is not kept either
     return options.map((o) => ({ id: o._id.toHexString(), value: o.value }));
   }
 }
