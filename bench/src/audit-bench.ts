@@ -28,6 +28,7 @@ import {
 } from '@nrad/contracts';
 import { ensureDebianPackages, ensureFerretdbBinary, startFerretdb, startNats } from '@nrad/infra';
 import {
+  AuditTrail,
   auditSubject,
   type Bus,
   closeServer,
@@ -35,6 +36,7 @@ import {
   connectMongo,
   createLogger,
   listen,
+  MongoAuditSpool,
   newIdentityKeyPair,
   parseSigner,
   signIdentity,
@@ -42,7 +44,7 @@ import {
 import type { Connection } from 'mongoose';
 import { AuditStore } from '../../services/audit/src/data/store.ts';
 import { describeStore, type RunContext, sleep } from './harness.ts';
-import { type Latency, latency, type Machine, machine, machineLine, ms, table } from './report.ts';
+import { cpuSeconds, type Latency, latency, type Machine, machine, machineLine, ms, table } from './report.ts';
 import { Random } from './seed.ts';
 
 export { Cleanup } from './harness.ts';
@@ -79,6 +81,29 @@ export interface ReadResult {
   items: number;
 }
 
+/** How the request path's events reach the stream in the trail rows (issue 38). */
+export const TRAIL_MODES = ['one message per event', 'group commit (AuditTrail)'] as const;
+export type TrailMode = (typeof TRAIL_MODES)[number];
+/** Requests recording at once in the trail rows. */
+export const TRAIL_CONCURRENCY = [1, 16, 64] as const;
+/** Events each trail row records (fewer when N is smaller). */
+const TRAIL_EVENTS = 10_000;
+
+/** Requests recording their events as a service's request path does: each waits until its events are durable. */
+export interface TrailResult {
+  mode: TrailMode;
+  concurrency: number;
+  events: number;
+  seconds: number;
+  /** Messages the stream stored for them. */
+  messages: number;
+  /** Each request's wait for its event to be durable. */
+  latency: Latency & { max: number };
+  /** CPU of the publishing process and of nats-server (when the bench started it), ms per 1,000 events. */
+  clientCpuMs: number;
+  natsCpuMs: number | null;
+}
+
 export interface AuditBenchReport {
   machine: Machine;
   n: number;
@@ -99,6 +124,7 @@ export interface AuditBenchReport {
     runLatency: Latency & { max: number };
   };
   direct: { events: number; runSize: number; seconds: number; runLatency: Latency & { max: number } };
+  trail: TrailResult[];
   reads: ReadResult[];
   iterations: number;
   warmup: number;
@@ -231,7 +257,9 @@ export function generateEvents(n: number, seed: number, tag: string, now: number
 }
 
 /** The servers: the bench's own FerretDB and NATS in a throwaway directory unless MONGO_URL / NATS_URL name others. */
-async function startServers(options: AuditBenchOptions): Promise<{ mongoUrl: string; natsUrl: string }> {
+async function startServers(
+  options: AuditBenchOptions,
+): Promise<{ mongoUrl: string; natsUrl: string; natsPid?: number }> {
   const { env, cleanup, log } = options;
   if (env.MONGO_URL && env.NATS_URL) return { mongoUrl: env.MONGO_URL, natsUrl: env.NATS_URL };
   const dir = mkdtempSync(path.join(os.tmpdir(), 'nrad-bench-audit-'));
@@ -248,13 +276,15 @@ async function startServers(options: AuditBenchOptions): Promise<{ mongoUrl: str
     mongoUrl = ferret.url;
   }
   let natsUrl = env.NATS_URL;
+  let natsPid: number | undefined;
   if (!natsUrl) {
     ensureDebianPackages([{ command: 'nats-server', pkg: 'nats-server' }], log);
     const nats = await startNats({ storeDir: path.join(dir, 'nats'), logFile: path.join(dir, 'nats.log') });
     cleanup.add(() => nats.process.stop());
     natsUrl = nats.url;
+    natsPid = nats.process.child.pid;
   }
-  return { mongoUrl, natsUrl };
+  return { mongoUrl, natsUrl, ...(natsPid ? { natsPid } : {}) };
 }
 
 /** An item as `GET /api/audit` lists it, from a stored entry document. */
@@ -283,7 +313,7 @@ export async function runAuditBench(options: AuditBenchOptions): Promise<AuditBe
   const n = options.entries;
   const tag = `bench${Date.now().toString(36)}`;
 
-  const { mongoUrl, natsUrl } = await startServers(options);
+  const { mongoUrl, natsUrl, natsPid } = await startServers(options);
   // The bench signs as the gateway would, with a key of its own that the service trusts.
   const gatewayKeys = newIdentityKeyPair();
   const gateway = parseSigner('gateway', gatewayKeys.privateKey);
@@ -341,6 +371,60 @@ export async function runAuditBench(options: AuditBenchOptions): Promise<AuditBe
     return info.num_pending === 0 && info.num_ack_pending === 0;
   };
   const entries = built.store.entries;
+
+  // 0. The request path: requests recording at once, each until its event is durable (issue 38),
+  // on streams of their own that no writer consumes (each row its own: ids are not shared).
+  const trail: TrailResult[] = [];
+  const trailEvents = events.slice(0, Math.min(n, TRAIL_EVENTS));
+  const spool = new MongoAuditSpool(db);
+  for (const concurrency of TRAIL_CONCURRENCY) {
+    for (const mode of TRAIL_MODES) {
+      const k = trail.length;
+      const stream = { AUDIT_STREAM: `${tag}_TRAIL${k}`, AUDIT_SUBJECT_PREFIX: `${tag}.trail${k}` };
+      cleanup.add(() => bus.jsm.streams.delete(stream.AUDIT_STREAM).catch(() => undefined));
+      const audit = new AuditTrail({ bus, stream, service: 'bench', logger, spool });
+      await audit.start();
+      const record: (e: AuditEvent) => Promise<unknown> =
+        mode === 'one message per event'
+          ? (e) => bus.publisher.publish(auditSubject(stream, e.action), e.id, JSON.stringify(e))
+          : (e) => audit.publish([e]);
+      const samples: number[] = [];
+      let next = 0;
+      const requester = async () => {
+        for (let i = next++; i < trailEvents.length; i = next++) {
+          const t = performance.now();
+          await record(trailEvents[i] as AuditEvent);
+          samples.push(performance.now() - t);
+        }
+      };
+      const cpu = process.cpuUsage();
+      const natsBefore = natsPid ? cpuSeconds(natsPid) : undefined;
+      const t = performance.now();
+      await Promise.all(Array.from({ length: concurrency }, requester));
+      const seconds = (performance.now() - t) / 1000;
+      const used = process.cpuUsage(cpu);
+      const natsAfter = natsPid ? cpuSeconds(natsPid) : undefined;
+      await audit.stop();
+      const info = await bus.jsm.streams.info(stream.AUDIT_STREAM);
+      if ((await spool.take(1)).length > 0) notes.push(`trail ${mode} × ${concurrency}: events were spooled.`);
+      const perK = 1000 / trailEvents.length;
+      trail.push({
+        mode,
+        concurrency,
+        events: trailEvents.length,
+        seconds,
+        messages: info.state.messages,
+        latency: maxLatency(samples),
+        clientCpuMs: ((used.user + used.system) / 1000) * perK,
+        natsCpuMs: natsBefore !== undefined && natsAfter !== undefined ? (natsAfter - natsBefore) * 1000 * perK : null,
+      });
+      await bus.jsm.streams.delete(stream.AUDIT_STREAM);
+      const row = trail[trail.length - 1] as TrailResult;
+      log(
+        `  ${mode}, ${concurrency} at once: ${rate(row.events, row.seconds)}, ${num(row.messages)} messages, p50 ${ms(row.latency.p50)} ms, p99 ${ms(row.latency.p99)} ms`,
+      );
+    }
+  }
 
   // 1. The writer, end to end.
   log(`Publishing them to ${config.AUDIT_STREAM} while the audit service stores them...`);
@@ -601,6 +685,7 @@ export async function runAuditBench(options: AuditBenchOptions): Promise<AuditBe
     mix: gen.mix,
     writer,
     direct,
+    trail,
     reads: results,
     iterations: options.iterations,
     warmup: options.warmup,
@@ -673,6 +758,29 @@ export function formatAuditReport(r: AuditBenchReport): string {
     ),
     '',
     ...table(
+      [
+        'the request path: requests at once',
+        'events',
+        'messages',
+        'events/s',
+        'p50 ms',
+        'p99 ms',
+        'CPU ms/1k: client',
+        'nats',
+      ],
+      r.trail.map((x) => [
+        `${x.mode}, ${x.concurrency}`,
+        num(x.events),
+        num(x.messages),
+        rate(x.events, x.seconds),
+        ms(x.latency.p50),
+        ms(x.latency.p99),
+        x.clientCpuMs.toFixed(0),
+        x.natsCpuMs === null ? '' : x.natsCpuMs.toFixed(0),
+      ]),
+    ),
+    '',
+    ...table(
       ['GET /api/audit (limit 50)', 'runs', 'total', 'items', 'p50 ms', 'p95 ms', 'max ms'],
       r.reads.map((x) => [
         x.name,
@@ -709,6 +817,8 @@ export function formatAuditReport(r: AuditBenchReport): string {
       ],
     ),
     '',
+    'The request path: each request waits until its event is durable (acknowledged by the stream), the next event of',
+    'the mix after it; one message per event is how the trail published before group commit (issue 38).',
     `Reads: ${r.iterations} measured per row after ${r.warmup} warm-up runs, one at a time, over HTTP to the service with`,
     'a signed identity token (as the gateway calls it); p50/p95 nearest rank. total = the answer’s total (each checked',
     'against the generated events, and each page against the same query sorted by seq straight on the entries).',

@@ -1,5 +1,12 @@
 import { describe, expect, it } from 'vitest';
-import { AUDIT_READS, Cleanup, formatAuditReport, runAuditBench } from '../src/audit-bench.ts';
+import {
+  AUDIT_READS,
+  Cleanup,
+  formatAuditReport,
+  runAuditBench,
+  TRAIL_CONCURRENCY,
+  TRAIL_MODES,
+} from '../src/audit-bench.ts';
 import { expectLatency } from './figures.ts';
 
 /**
@@ -28,6 +35,18 @@ describe('bench:audit', () => {
       expect(report.store).toMatch(/^FerretDB \S+ \(embedded, SQLite backend\)$/);
       expect(report.writer.runs).toBeGreaterThan(0);
       expect(report.direct.events).toBe(600);
+      // The request path: every event in the stream; one message each before group commit, and
+      // with it one per request when requests come one at a time, far fewer when 64 do.
+      expect(report.trail.map((x) => [x.concurrency, x.mode])).toEqual(
+        TRAIL_CONCURRENCY.flatMap((c) => TRAIL_MODES.map((m) => [c, m])),
+      );
+      for (const row of report.trail) {
+        expect(row.events).toBe(600);
+        expectLatency(row.latency, 600, `${row.mode} ${row.concurrency}`);
+        if (row.mode === 'one message per event' || row.concurrency === 1) expect(row.messages).toBe(600);
+        else expect(row.messages).toBeLessThan(600 / 4);
+        expect(row.natsCpuMs).not.toBeNull();
+      }
       expect(report.reads.map((r) => r.name)).toEqual([...AUDIT_READS]);
       for (const read of report.reads) {
         expectLatency(read.latency, 2, read.name);

@@ -81,6 +81,19 @@ export const AuditEventSchema = z.strictObject({
 });
 export type AuditEvent = z.infer<typeof AuditEventSchema>;
 
+/**
+ * A group commit (issue 38): the events of concurrent requests of one service, published as one
+ * message on `audit.batch` while that service's previous publish was waiting for the stream. The
+ * audit writer stores each event as if it had come alone (once, by its id).
+ */
+export const AUDIT_BATCH_SUBJECT = 'batch';
+/** Most events one batch carries. */
+export const AUDIT_MAX_BATCH_EVENTS = 200;
+export const AuditBatchSchema = z.strictObject({
+  events: z.array(AuditEventSchema).min(2).max(AUDIT_MAX_BATCH_EVENTS),
+});
+export type AuditBatch = z.infer<typeof AuditBatchSchema>;
+
 /** An event as the audit writer stores it: its place in the chain and the chain's hashes. */
 export const AuditEntrySchema = AuditEventSchema.extend({
   /** 1, 2, 3, … in the order stored. */

@@ -1,7 +1,7 @@
-import { type AuditEvent, AuditEventSchema } from '@nrad/contracts';
+import type { AuditEvent } from '@nrad/contracts';
 import { deferCleanup, testNamespace } from '@nrad/infra/harness';
+import { readAuditStream } from '@nrad/service-kit/test-audit';
 import request from 'supertest';
-
 import { createAuthStack, type StackOptions } from './auth-stack.ts';
 
 export { ADMIN, createAuthStack, type StackOptions } from './auth-stack.ts';
@@ -57,16 +57,5 @@ export function cookieJar(res: request.Response): string {
 
 /** The gateway's events of the stack's audit stream (read as the writer would). */
 export async function gatewayAuditEvents(stack: Awaited<ReturnType<typeof createAuthStack>>): Promise<AuditEvent[]> {
-  const stream = stack.auditConfig.AUDIT_STREAM;
-  const total = (await stack.bus.jsm.streams.info(stream)).state.messages;
-  const consumer = await stack.bus.js.consumers.get(stream);
-  const events: AuditEvent[] = [];
-  let seen = 0;
-  for await (const m of await consumer.fetch({ max_messages: total, expires: 5000 })) {
-    seen++;
-    const event = AuditEventSchema.parse(m.json());
-    if (event.service === 'gateway') events.push(event);
-    if (seen === total) break;
-  }
-  return events;
+  return (await readAuditStream(stack.bus, stack.auditConfig.AUDIT_STREAM)).filter((e) => e.service === 'gateway');
 }

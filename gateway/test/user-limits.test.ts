@@ -1,5 +1,6 @@
-import { type AuditEvent, AuditEventSchema, AuditPageSchema, OperationsSchema } from '@nrad/contracts';
+import { type AuditEvent, AuditPageSchema, OperationsSchema } from '@nrad/contracts';
 import { waitUntil } from '@nrad/infra/harness';
+import { readAuditStream } from '@nrad/service-kit/test-audit';
 import { Types } from 'mongoose';
 import request from 'supertest';
 import { beforeAll, describe, expect, it } from 'vitest';
@@ -23,16 +24,8 @@ async function adminOn(server: ReturnType<typeof stack.gateway>['server']) {
 }
 
 /** Every event of the namespace's audit stream (each is published before its request is answered). */
-async function auditEvents(): Promise<AuditEvent[]> {
-  const stream = stack.auditConfig.AUDIT_STREAM;
-  const total = (await stack.bus.jsm.streams.info(stream)).state.messages;
-  const consumer = await stack.bus.js.consumers.get(stream);
-  const events: AuditEvent[] = [];
-  for await (const m of await consumer.fetch({ max_messages: total, expires: 5000 })) {
-    events.push(AuditEventSchema.parse(m.json()));
-    if (events.length === total) break;
-  }
-  return events;
+function auditEvents(): Promise<AuditEvent[]> {
+  return readAuditStream(stack.bus, stack.auditConfig.AUDIT_STREAM);
 }
 
 const check = (suspectName: string) => ({

@@ -60,6 +60,22 @@ describe('the audit writer', () => {
     expect(info.num_pending + info.num_ack_pending).toBe(0);
   });
 
+  it('stores a group commit’s batch as its events, in order, each once (also when one comes again alone)', async () => {
+    const before = await stored();
+    const batch = Array.from({ length: 5 }, (_, k) => auditEvent({ recordIds: [`b${k}`] }));
+    await h.publishRaw('batch', JSON.stringify({ events: batch }));
+    // A relay's re-publish of an event whose batch was stored but not acknowledged.
+    await h.publish(batch[2] as (typeof batch)[number]);
+    // Not a batch: too few events, or one that does not decode (the whole message is terminated).
+    await h.publishRaw('batch', JSON.stringify({ events: [auditEvent()] }));
+    await h.publishRaw('batch', JSON.stringify({ events: [auditEvent(), { ...auditEvent(), action: 'record.peek' }] }));
+    await h.caughtUp();
+    expect(await stored()).toBe(before + 5);
+    const entries = await h.built.store.entries.find({}).sort({ _id: 1 }).lean();
+    expect(entries.slice(before).map((e) => e.eventId)).toEqual(batch.map((e) => e.id));
+    expect((await h.built.store.verify()).broken).toBeUndefined();
+  });
+
   it('goes on from where it stopped after a restart (durable), without a second copy', async () => {
     await h.halt();
     const whileDown = [auditEvent(), auditEvent()];

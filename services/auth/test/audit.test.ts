@@ -1,12 +1,7 @@
-import {
-  type AuditEvent,
-  AuditEventSchema,
-  IDENTITY_HEADER,
-  REQUEST_ID_HEADER,
-  type UserIdentity,
-} from '@nrad/contracts';
+import { IDENTITY_HEADER, REQUEST_ID_HEADER, type UserIdentity } from '@nrad/contracts';
 import { testNamespace, waitUntil } from '@nrad/infra/harness';
 import { type Bus, connectBus, connectMongo, createLogger, type signIdentity } from '@nrad/service-kit';
+import { readAuditStream, type StreamedAuditEvent } from '@nrad/service-kit/test-audit';
 import { testToken } from '@nrad/service-kit/test-identity';
 import { Types } from 'mongoose';
 import request from 'supertest';
@@ -45,21 +40,13 @@ const admin: UserIdentity = {
 };
 
 /** Every event of the audit stream, once nothing waits in the spool, with its subject and `Nats-Msg-Id`. */
-async function auditEvents(b: Bus, stream: string): Promise<Array<AuditEvent & { subject: string; msgId: string }>> {
+async function auditEvents(b: Bus, stream: string): Promise<StreamedAuditEvent[]> {
   await waitUntil(
     'audit spool drained',
     async () => !built.audit.pending && (await db.collection('audit_spool').countDocuments({})) === 0,
     20_000,
   );
-  const total = (await b.jsm.streams.info(stream)).state.messages;
-  const out: Array<AuditEvent & { subject: string; msgId: string }> = [];
-  if (total === 0) return out;
-  const messages = await (await b.js.consumers.get(stream)).fetch({ max_messages: total, expires: 5000 });
-  for await (const m of messages) {
-    out.push({ ...AuditEventSchema.parse(m.json()), subject: m.subject, msgId: m.headers?.get('Nats-Msg-Id') ?? '' });
-    if (out.length === total) break;
-  }
-  return out;
+  return readAuditStream(b, stream);
 }
 
 describe('audit events of the auth service (issue 21)', () => {

@@ -1,13 +1,8 @@
-import {
-  type AuditEvent,
-  AuditEventSchema,
-  IDENTITY_HEADER,
-  type Organization,
-  type UserIdentity,
-} from '@nrad/contracts';
+import { IDENTITY_HEADER, type Organization, type UserIdentity } from '@nrad/contracts';
 import { deferCleanup, testNamespace, waitUntil } from '@nrad/infra/harness';
 import { recordsBeside } from '@nrad/records-service/test-support';
-import { type Bus, closeServer, connectMongo, createLogger, GRANT_HEADER, listen } from '@nrad/service-kit';
+import { closeServer, connectMongo, createLogger, GRANT_HEADER, listen } from '@nrad/service-kit';
+import { readAuditStream } from '@nrad/service-kit/test-audit';
 import { testGrant, testToken } from '@nrad/service-kit/test-identity';
 import { Types } from 'mongoose';
 import request from 'supertest';
@@ -140,15 +135,5 @@ export async function startIngest(
   return { t, main, start, config, as, db, records, recordsUrl, auditEvents, stop };
 }
 
-/** Every event of an audit stream, with its subject and its `Nats-Msg-Id`. */
-async function readAudit(bus: Bus, stream: string): Promise<Array<AuditEvent & { subject: string; msgId: string }>> {
-  const total = (await bus.jsm.streams.info(stream)).state.messages;
-  const out: Array<AuditEvent & { subject: string; msgId: string }> = [];
-  if (total === 0) return out;
-  const messages = await (await bus.js.consumers.get(stream)).fetch({ max_messages: total, expires: 5000 });
-  for await (const m of messages) {
-    out.push({ ...AuditEventSchema.parse(m.json()), subject: m.subject, msgId: m.headers?.get('Nats-Msg-Id') ?? '' });
-    if (out.length === total) break;
-  }
-  return out;
-}
+/** Every event of an audit stream, with its message's subject and `Nats-Msg-Id`. */
+const readAudit = readAuditStream;

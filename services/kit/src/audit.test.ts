@@ -1,11 +1,13 @@
-import { AuditEventSchema } from '@nrad/contracts';
+import { AUDIT_MAX_BATCH_EVENTS, AuditEventSchema } from '@nrad/contracts';
 import { testNamespace, waitUntil } from '@nrad/infra/harness';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
+  AUDIT_MAX_BATCH_BYTES,
   AUDIT_STREAM_MAX_AGE_MS,
   type AuditActor,
   AuditTrail,
   auditEvents,
+  auditMessageEvents,
   auditOutboxEntry,
   ensureAuditStream,
   MongoAuditSpool,
@@ -13,6 +15,7 @@ import {
 import { type Bus, connectBus } from './jetstream.ts';
 import { createLogger } from './logger.ts';
 import { connectMongo } from './mongo.ts';
+import { howCarried, readAuditStream } from './test-audit.ts';
 
 const t = testNamespace();
 const logger = createLogger({ name: 'audit-test', level: 'silent' });
@@ -29,18 +32,9 @@ beforeAll(async () => {
 });
 afterAll(() => bus?.nc.close());
 
-/** Every message of a stream, decoded as audit events, with their `Nats-Msg-Id`. */
-async function streamed(stream: string) {
-  const total = (await bus.jsm.streams.info(stream)).state.messages;
-  const out: Array<{ msgId: string; event: ReturnType<typeof AuditEventSchema.parse> }> = [];
-  if (total === 0) return out;
-  const consumer = await bus.js.consumers.get(stream);
-  for await (const m of await consumer.fetch({ max_messages: total, expires: 5000 })) {
-    out.push({ msgId: m.headers?.get('Nats-Msg-Id') ?? '', event: AuditEventSchema.parse(m.json()) });
-    if (out.length === total) break;
-  }
-  return out;
-}
+/** Every event of a stream, with its message's `Nats-Msg-Id` and subject. */
+const streamed = async (stream: string) =>
+  (await readAuditStream(bus, stream)).map(({ subject, msgId, ...event }) => ({ subject, msgId, event }));
 
 describe('audit events', () => {
   it('one event per 1,000 record ids, each valid, ids derived from a given id', () => {
@@ -104,6 +98,97 @@ describe('AuditTrail (real nats-server and FerretDB)', () => {
       await trail.stop();
       await db.close();
     }
+  });
+
+  it('group commit: requests recorded while a publish is in flight go together, each resolved once its batch is in the stream', async () => {
+    const stream = { AUDIT_STREAM: t.stream('AUDITG'), AUDIT_SUBJECT_PREFIX: t.subject('auditg') };
+    const db = await connectMongo({ url: t.mongoUrl, dbName: t.db('kitgroup') });
+    const trail = new AuditTrail({ bus, stream, service: 'kit-test', logger, spool: new MongoAuditSpool(db) });
+    try {
+      await trail.start();
+      // Alone: at once, on its action's subject under its own id (as before group commit).
+      await trail.record(actor, 'record.read', ['alone']);
+      const [first] = await streamed(stream.AUDIT_STREAM);
+      expect(first?.subject).toBe(`${stream.AUDIT_SUBJECT_PREFIX}.record.read`);
+      expect(first?.msgId).toBe(first?.event.id);
+
+      // 450 requests at once: the first goes alone, the rest behind it in batches of at most 200.
+      const n = 450;
+      const resolved: number[] = [];
+      await Promise.all(
+        Array.from({ length: n }, (_, i) => trail.record(actor, 'record.read', [`r${i}`]).then(() => resolved.push(i))),
+      );
+      expect(resolved).toHaveLength(n);
+      const events = await readAuditStream(bus, stream.AUDIT_STREAM);
+      const ids = events.flatMap((e) => e.recordIds);
+      expect(ids).toHaveLength(n + 1);
+      expect(new Set(ids)).toEqual(new Set(['alone', ...Array.from({ length: n }, (_, i) => `r${i}`)]));
+      const carried = events.map((e) => howCarried(e, stream.AUDIT_SUBJECT_PREFIX));
+      expect(new Set(carried)).toEqual(new Set(['alone', 'batch']));
+      const messages = (await bus.jsm.streams.info(stream.AUDIT_STREAM)).state.messages;
+      expect(messages).toBeLessThanOrEqual(1 + 1 + Math.ceil((n - 1) / AUDIT_MAX_BATCH_EVENTS) + 1);
+      const perBatch = new Map<string, number>();
+      for (const e of events) if (e.msgId.startsWith('batch-')) perBatch.set(e.msgId, (perBatch.get(e.msgId) ?? 0) + 1);
+      expect(Math.max(...perBatch.values())).toBeLessThanOrEqual(AUDIT_MAX_BATCH_EVENTS);
+      expect(trail.commits).toEqual({ messages, events: n + 1 });
+      expect(trail.pending).toBe(false);
+    } finally {
+      await trail.stop();
+      await db.close();
+    }
+  });
+
+  it('group commit: a batch stays under the byte limit; one the stream refuses is spooled whole and relayed once', async () => {
+    const stream = { AUDIT_STREAM: t.stream('AUDITB'), AUDIT_SUBJECT_PREFIX: t.subject('auditb') };
+    const db = await connectMongo({ url: t.mongoUrl, dbName: t.db('kitbatch') });
+    const spool = new MongoAuditSpool(db);
+    const trail = new AuditTrail({ bus, stream, service: 'kit-test', logger, spool, relayMs: 50 });
+    // A list page naming 1,000 records: about 30 KB an event.
+    const page = (k: number) =>
+      Array.from({ length: 1000 }, (_, n) => `${k}`.padStart(4, '0') + `${n}`.padStart(20, '0'));
+    try {
+      await trail.start();
+      await Promise.all(Array.from({ length: 40 }, (_, k) => trail.record(actor, 'record.list', page(k))));
+      const total = (await bus.jsm.streams.info(stream.AUDIT_STREAM)).state.messages;
+      const consumer = await bus.js.consumers.get(stream.AUDIT_STREAM);
+      let seen = 0;
+      let largest = 0;
+      for await (const m of await consumer.fetch({ max_messages: total, expires: 5000 })) {
+        largest = Math.max(largest, m.data.length);
+        if (++seen === total) break;
+      }
+      expect(largest).toBeLessThanOrEqual(AUDIT_MAX_BATCH_BYTES + 20);
+      expect(total).toBeGreaterThan(1);
+      expect(total).toBeLessThan(40);
+      expect((await readAuditStream(bus, stream.AUDIT_STREAM)).length).toBe(40);
+
+      // No stream: the batch in flight and those queued behind it go to the spool, none lost.
+      await bus.jsm.streams.delete(stream.AUDIT_STREAM);
+      await Promise.all(Array.from({ length: 30 }, (_, i) => trail.record(actor, 'record.read', [`s${i}`])));
+      expect((await spool.take(100)).map((e) => e.recordIds[0]).sort()).toEqual(
+        Array.from({ length: 30 }, (_, i) => `s${i}`).sort(),
+      );
+      await ensureAuditStream(bus, stream);
+      await waitUntil('spool relayed', async () => (await spool.take(1)).length === 0, 10_000);
+      const relayed = await readAuditStream(bus, stream.AUDIT_STREAM);
+      expect(relayed.map((e) => e.recordIds[0]).sort()).toEqual(Array.from({ length: 30 }, (_, i) => `s${i}`).sort());
+    } finally {
+      await trail.stop();
+      await db.close();
+    }
+  });
+
+  it('a message of the stream is an event or a batch of at least two; anything else is refused', () => {
+    const [a, b] = [
+      ...auditEvents('records', 'record.read', actor, ['a']),
+      ...auditEvents('records', 'record.read', actor, ['b']),
+    ];
+    expect(auditMessageEvents(a)).toEqual([a]);
+    expect(auditMessageEvents({ events: [a, b] })).toEqual([a, b]);
+    expect(() => auditMessageEvents({ events: [a] })).toThrow();
+    expect(() => auditMessageEvents({ events: [a, { ...b, action: 'nope' }] })).toThrow();
+    expect(() => auditMessageEvents({ events: [a, b], extra: 1 })).toThrow();
+    expect(AuditEventSchema.safeParse({ events: [a, b] }).success).toBe(false);
   });
 
   it('the spool keeps an event once however often it is put', async () => {

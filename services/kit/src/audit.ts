@@ -1,9 +1,12 @@
 import { randomUUID } from 'node:crypto';
 import {
+  AUDIT_BATCH_SUBJECT,
+  AUDIT_MAX_BATCH_EVENTS,
   AUDIT_MAX_RECORD_IDS,
   AUDIT_STREAM,
   AUDIT_SUBJECT_PREFIX,
   type AuditAction,
+  AuditBatchSchema,
   type AuditEvent,
   AuditEventSchema,
   type Identity,
@@ -125,6 +128,15 @@ export function auditEvents(
       ...(options.detail ? { detail: options.detail } : {}),
     }),
   );
+}
+
+/**
+ * The events of one message of an AUDIT stream: an event alone, or a group commit's batch
+ * (`{ events: [...] }`). Throws when it is neither (the writer terminates such a message).
+ */
+export function auditMessageEvents(data: unknown): AuditEvent[] {
+  if (typeof data === 'object' && data !== null && 'events' in data) return AuditBatchSchema.parse(data).events;
+  return [AuditEventSchema.parse(data)];
 }
 
 /** An event as an outbox entry: the records service keeps it beside the change it records. */
@@ -254,10 +266,33 @@ export interface AuditTrailOptions {
   sweepMs?: number;
 }
 
+/** A request's events waiting for the group commit they go in. */
+interface Waiting {
+  events: readonly AuditEvent[];
+  /** Each event's JSON (made once: its size decides what fits in a batch). */
+  texts: string[];
+  bytes: number;
+  resolve: () => void;
+  reject: (err: unknown) => void;
+}
+
 /**
- * Records audit events durably (see the module comment). After a publish fails, events go
- * straight to the spool until a relay run publishes again, so a NATS outage costs each request a
- * spool write, not a time-out.
+ * Most bytes of events one batch carries (NATS refuses a message above its max_payload, 1 MiB by
+ * default). An event larger than this goes alone, as any event did before group commit.
+ */
+export const AUDIT_MAX_BATCH_BYTES = 256 * 1024;
+/** Batches in flight at once once the queue holds a full batch (below that, one at a time). */
+const MAX_BATCHES_IN_FLIGHT = 4;
+
+/**
+ * Records audit events durably (see the module comment), with group commit (issue 38): a request
+ * whose events arrive while this trail's previous publish is waiting for the stream joins the
+ * events queued behind it, and the queue goes as one message on `audit.batch` when that publish
+ * is answered — so under load one durable round trip serves many requests, and alone a request's
+ * events go at once, as before. Each request still resolves only once its events are durable
+ * (acknowledged in the stream, or spooled). After a publish fails, events go straight to the spool
+ * until a relay run publishes again, so a NATS outage costs each request a spool write, not a
+ * time-out.
  */
 export class AuditTrail {
   private readonly publisher: EventPublisher;
@@ -268,6 +303,13 @@ export class AuditTrail {
   private timers: NodeJS.Timeout[] = [];
   private relaying?: Promise<void>;
   private lastSweep = 0;
+  private readonly queue: Waiting[] = [];
+  private queuedBytes = 0;
+  private queuedEvents = 0;
+  private sending = 0;
+  private readonly sent = new Set<Promise<void>>();
+  /** Messages published by group commits and the events they carried (bench:audit reads them). */
+  readonly commits = { messages: 0, events: 0 };
 
   constructor(private readonly options: AuditTrailOptions) {
     this.service = options.service;
@@ -289,7 +331,9 @@ export class AuditTrail {
     tick();
   }
 
+  /** Waits for the events queued and in flight, then stops the relay and the publisher. */
   async stop(): Promise<void> {
+    while (this.sent.size > 0) await Promise.allSettled([...this.sent]);
     this.stopped = true;
     for (const t of this.timers) clearTimeout(t);
     this.timers = [];
@@ -299,7 +343,7 @@ export class AuditTrail {
 
   /** Events published or spooled and not yet published (a test waits for zero). */
   get pending(): boolean {
-    return this.spooled;
+    return this.spooled || this.queue.length > 0 || this.sending > 0;
   }
 
   /** Records an action; resolves once its events are durable (stream or spool), throws when neither took them. */
@@ -312,30 +356,106 @@ export class AuditTrail {
     await this.publish(auditEvents(this.service, action, actor, recordIds, detail ? { detail } : {}));
   }
 
-  /** Publishes events already built (the gateway's, a worker's); spools those the stream did not take. */
-  async publish(events: readonly AuditEvent[]): Promise<void> {
-    if (this.degraded) {
-      await this.spool(events);
-      return;
-    }
-    const results = await this.send(events);
-    const failed = events.filter((_, i) => results[i]?.status === 'rejected');
-    if (failed.length) {
-      const reason = results.find((r) => r.status === 'rejected') as PromiseRejectedResult;
-      this.options.logger.warn(
-        { err: reason.reason, events: failed.length },
-        'audit events spooled: NATS did not take them',
-      );
-      this.degraded = true;
-      this.spooled = true;
-      await this.spool(failed);
+  /**
+   * Publishes events already built (the gateway's, a worker's) in the next group commit; resolves
+   * once they are in the stream or, when it did not take them, in the spool.
+   */
+  publish(events: readonly AuditEvent[]): Promise<void> {
+    if (events.length === 0) return Promise.resolve();
+    if (this.degraded) return this.spool(events);
+    const texts = events.map((e) => JSON.stringify(e));
+    const bytes = texts.reduce((sum, t) => sum + t.length + 1, 0);
+    return new Promise<void>((resolve, reject) => {
+      this.queue.push({ events, texts, bytes, resolve, reject });
+      this.queuedBytes += bytes;
+      this.queuedEvents += events.length;
+      this.pump();
+    });
+  }
+
+  /**
+   * Starts a commit of what is queued when none is in flight (a request alone goes at once), or
+   * another when a full batch waits; otherwise the queue waits for the commit in flight.
+   */
+  private pump(): void {
+    while (
+      this.queue.length > 0 &&
+      (this.sending === 0 ||
+        (this.sending < MAX_BATCHES_IN_FLIGHT &&
+          (this.queuedEvents >= AUDIT_MAX_BATCH_EVENTS || this.queuedBytes >= AUDIT_MAX_BATCH_BYTES)))
+    ) {
+      const taken = this.take();
+      this.sending++;
+      const commit = this.commit(taken).finally(() => {
+        this.sending--;
+        this.sent.delete(commit);
+        this.pump();
+      });
+      this.sent.add(commit);
     }
   }
 
-  /** Publishes each event with its id as `Nats-Msg-Id` (a re-publish is stored once). */
-  private send(events: readonly AuditEvent[]) {
-    return Promise.allSettled(
-      events.map((e) => this.publisher.publish(auditSubject(this.options.stream, e.action), e.id, JSON.stringify(e))),
+  /** The requests at the head of the queue whose events fit in one batch (at least one request). */
+  private take(): Waiting[] {
+    const taken: Waiting[] = [];
+    let events = 0;
+    let bytes = 0;
+    for (const w of this.queue) {
+      const fits = events + w.events.length <= AUDIT_MAX_BATCH_EVENTS && bytes + w.bytes <= AUDIT_MAX_BATCH_BYTES;
+      if (taken.length > 0 && !fits) break;
+      taken.push(w);
+      events += w.events.length;
+      bytes += w.bytes;
+    }
+    this.queue.splice(0, taken.length);
+    this.queuedEvents -= events;
+    this.queuedBytes -= bytes;
+    return taken;
+  }
+
+  /** Publishes the requests' events as one message (one event: on its action's subject, as before); spools them when the stream did not take it. */
+  private async commit(taken: readonly Waiting[]): Promise<void> {
+    const events = taken.flatMap((w) => w.events);
+    try {
+      if (this.degraded) {
+        await this.spool(events);
+      } else {
+        try {
+          await this.send(
+            events,
+            taken.flatMap((w) => w.texts),
+          );
+          this.commits.messages++;
+          this.commits.events += events.length;
+        } catch (err) {
+          this.options.logger.warn({ err, events: events.length }, 'audit events spooled: NATS did not take them');
+          this.degraded = true;
+          this.spooled = true;
+          await this.spool(events);
+        }
+      }
+    } catch (err) {
+      for (const w of taken) w.reject(err);
+      return;
+    }
+    for (const w of taken) w.resolve();
+  }
+
+  /**
+   * One event on its action's subject with its id as `Nats-Msg-Id`; several, or a large one split,
+   * as a batch whose message id is new. A re-publish of an event (the relay's) is stored once
+   * either way: the stream keeps a message id once, the writer an event id.
+   */
+  private async send(events: readonly AuditEvent[], texts: readonly string[]): Promise<void> {
+    const [first] = events;
+    if (events.length === 1 && first) {
+      await this.publisher.publish(auditSubject(this.options.stream, first.action), first.id, texts[0] as string);
+      return;
+    }
+    await this.publisher.publish(
+      `${this.options.stream.AUDIT_SUBJECT_PREFIX}.${AUDIT_BATCH_SUBJECT}`,
+      `batch-${randomUUID()}`,
+      `{"events":[${texts.join(',')}]}`,
     );
   }
 
@@ -357,7 +477,7 @@ export class AuditTrail {
           this.degraded = false;
           return;
         }
-        const results = await this.send(events);
+        const results = await Promise.allSettled(events.map((e) => this.send([e], [JSON.stringify(e)])));
         const published = events.filter((_, i) => results[i]?.status === 'fulfilled').map((e) => e.id);
         await this.options.spool.remove(published);
         if (published.length < events.length) {

@@ -1,13 +1,6 @@
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import {
-  type AuditEvent,
-  AuditEventSchema,
-  type CaseRecord,
-  type LinkEvent,
-  LinkEventSchema,
-  type UserIdentity,
-} from '@nrad/contracts';
+import { type AuditEvent, type CaseRecord, type LinkEvent, LinkEventSchema, type UserIdentity } from '@nrad/contracts';
 import { deferCleanup, type TestNamespace, testNamespace, waitUntil } from '@nrad/infra/harness';
 import {
   consumerCaughtUp,
@@ -18,6 +11,7 @@ import {
   testUser,
 } from '@nrad/records-service/test-support';
 import { type Bus, connectMongo, createLogger } from '@nrad/service-kit';
+import { readAuditStream } from '@nrad/service-kit/test-audit';
 import type { Connection } from 'mongoose';
 import { createApp } from '../src/app.ts';
 import type { LinkingConfig } from '../src/config.ts';
@@ -135,7 +129,7 @@ export async function startLinking(
       async () => (await db.collection('audit_spool').countDocuments({})) === 0,
       20_000,
     );
-    const events = await readMessages(bus, config.AUDIT_STREAM, (data) => AuditEventSchema.parse(data));
+    const events = await readAuditStream(bus, config.AUDIT_STREAM);
     return events.filter((e) => e.service === 'linking');
   };
   let stopped: Promise<void> | undefined;

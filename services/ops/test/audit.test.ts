@@ -3,8 +3,6 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import {
-  type AuditEvent,
-  AuditEventSchema,
   IDENTITY_HEADER,
   type Organization,
   QUEUES_BOARD_PATH,
@@ -14,6 +12,7 @@ import {
 import { freePort, startNats } from '@nrad/infra';
 import { testNamespace, waitUntil } from '@nrad/infra/harness';
 import { type Bus, connectBus, createLogger } from '@nrad/service-kit';
+import { readAuditStream, type StreamedAuditEvent } from '@nrad/service-kit/test-audit';
 import { testToken } from '@nrad/service-kit/test-identity';
 import request from 'supertest';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -56,17 +55,9 @@ async function auditEvents(
   built: Built = ops,
   b: Bus = bus,
   stream = config.AUDIT_STREAM,
-): Promise<Array<AuditEvent & { subject: string; msgId: string }>> {
+): Promise<StreamedAuditEvent[]> {
   await waitUntil('audit spool drained', async () => !built.audit.pending && (await built.spool.size()) === 0, 20_000);
-  const total = (await b.jsm.streams.info(stream)).state.messages;
-  const out: Array<AuditEvent & { subject: string; msgId: string }> = [];
-  if (total === 0) return out;
-  const messages = await (await b.js.consumers.get(stream)).fetch({ max_messages: total, expires: 5000 });
-  for await (const m of messages) {
-    out.push({ ...AuditEventSchema.parse(m.json()), subject: m.subject, msgId: m.headers?.get('Nats-Msg-Id') ?? '' });
-    if (out.length === total) break;
-  }
-  return out;
+  return readAuditStream(b, stream);
 }
 
 describe('audit events of the ops service (issue 21)', () => {

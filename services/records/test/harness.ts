@@ -1,6 +1,5 @@
 import {
   type AuditEvent,
-  AuditEventSchema,
   IDENTITY_HEADER,
   type Organization,
   type RecordEvent,
@@ -9,6 +8,7 @@ import {
 } from '@nrad/contracts';
 import { deferCleanup, type TestNamespace, testNamespace, waitUntil } from '@nrad/infra/harness';
 import { type Bus, connectBus, connectMongo, createLogger } from '@nrad/service-kit';
+import { readAuditStream } from '@nrad/service-kit/test-audit';
 import { testToken } from '@nrad/service-kit/test-identity';
 import { Types } from 'mongoose';
 import request from 'supertest';
@@ -138,7 +138,7 @@ export async function startRecords(
       async () => (await db.collection('audit_spool').countDocuments({})) === 0,
       20_000,
     );
-    return readMessages(bus, config.AUDIT_STREAM, (data) => AuditEventSchema.parse(data));
+    return readAuditStream(bus, config.AUDIT_STREAM);
   };
   let stopped: Promise<void> | undefined;
   h.stop = () => {

@@ -1,6 +1,4 @@
 import {
-  type AuditEvent,
-  AuditEventSchema,
   type CaseRecord,
   type GeneratedReport,
   GeneratedReportSchema,
@@ -18,7 +16,8 @@ import {
   testRecordBody,
   testUser,
 } from '@nrad/records-service/test-support';
-import { type Bus, closeServer, connectMongo, createLogger, listen } from '@nrad/service-kit';
+import { closeServer, connectMongo, createLogger, listen } from '@nrad/service-kit';
+import { readAuditStream } from '@nrad/service-kit/test-audit';
 import { createApp as createStatsApp } from '@nrad/stats-service/app';
 import { statsTestConfig } from '@nrad/stats-service/test-support';
 import { expect } from 'vitest';
@@ -166,15 +165,5 @@ export async function startReports(overrides: Record<string, string> = {}) {
 }
 export type ReportHarness = Awaited<ReturnType<typeof startReports>>;
 
-/** Every event of an audit stream, with its subject and its `Nats-Msg-Id`. */
-async function readAudit(bus: Bus, stream: string): Promise<Array<AuditEvent & { subject: string; msgId: string }>> {
-  const total = (await bus.jsm.streams.info(stream)).state.messages;
-  const out: Array<AuditEvent & { subject: string; msgId: string }> = [];
-  if (total === 0) return out;
-  const messages = await (await bus.js.consumers.get(stream)).fetch({ max_messages: total, expires: 5000 });
-  for await (const m of messages) {
-    out.push({ ...AuditEventSchema.parse(m.json()), subject: m.subject, msgId: m.headers?.get('Nats-Msg-Id') ?? '' });
-    if (out.length === total) break;
-  }
-  return out;
-}
+/** Every event of an audit stream, with its message's subject and `Nats-Msg-Id`. */
+const readAudit = readAuditStream;

@@ -1,7 +1,6 @@
 import {
   AdminStatsSchema,
   type AuditEvent,
-  AuditEventSchema,
   type CaseRecord,
   type CountryStat,
   CountryStatsSchema,
@@ -23,6 +22,7 @@ import {
   testUser,
 } from '@nrad/records-service/test-support';
 import { type Bus, connectMongo, createLogger, publishEvent } from '@nrad/service-kit';
+import { readAuditStream } from '@nrad/service-kit/test-audit';
 import { type Connection, Types } from 'mongoose';
 import type request from 'supertest';
 import { expect } from 'vitest';
@@ -201,15 +201,5 @@ export async function startStats(): Promise<StatsHarness> {
   return h;
 }
 
-/** Every event of an audit stream, with its subject and its `Nats-Msg-Id`. */
-async function readAudit(bus: Bus, stream: string): Promise<Array<AuditEvent & { subject: string; msgId: string }>> {
-  const total = (await bus.jsm.streams.info(stream)).state.messages;
-  const out: Array<AuditEvent & { subject: string; msgId: string }> = [];
-  if (total === 0) return out;
-  const messages = await (await bus.js.consumers.get(stream)).fetch({ max_messages: total, expires: 5000 });
-  for await (const m of messages) {
-    out.push({ ...AuditEventSchema.parse(m.json()), subject: m.subject, msgId: m.headers?.get('Nats-Msg-Id') ?? '' });
-    if (out.length === total) break;
-  }
-  return out;
-}
+/** Every event of an audit stream, with its message's subject and `Nats-Msg-Id`. */
+const readAudit = readAuditStream;
