@@ -1,8 +1,9 @@
-// `npm run bench:screens [-- --n 3000 --iterations 10 --warmup 2 --seed 1 --seed-via gateway|store]`:
+// `npm run bench:screens [-- --n 3000 --iterations 10 --warmup 2 --seed 1 --seed-via gateway|store --upload 0]`:
 // seeds N records — up to 5,000 through the gateway, more straight into the records, linking and
 // stats stores before the services start — then measures the record screens in Chromium: search
 // (first page, Show more, a name with a typo), Record Details with its journey, the NAMLC match
-// check and Deleted Records (see README.md "Benchmarks"). Honors MONGO_URL, NATS_URL, REDIS_URL,
+// check and Deleted Records (see README.md "Benchmarks"), with `--upload R` while customs uploads
+// files of R rows one after another in the background. Honors MONGO_URL, NATS_URL, REDIS_URL,
 // FERRETDB_POSTGRESQL_URL and LOG_LEVEL as `npm start` does; BENCH_N sets N.
 import { readCounts, runBenchCommand } from './src/cli.ts';
 import {
@@ -24,7 +25,9 @@ const USAGE = `Usage: npm run bench:screens -- [--n N] [--iterations I] [--warmu
                   records (at most 300) — the default up to ${above} records;
                 store: write them into the records collection (${DEFAULT_DELETED_PERCENT}% deleted), the linking service's
                   match index and the stats read model before the services start, as each service
-                  stores them — the default above ${above} records`;
+                  stores them — the default above ${above} records
+  --upload      rows of each file customs uploads in the background, one file after another while
+                  every screen is timed (default 0: no upload)`;
 
 /**
  * `--seed-via gateway|store` (or `--seed-via=store`), taken out of the arguments before
@@ -52,6 +55,7 @@ const options = readCounts(USAGE, {
   iterations: { fallback: 10, min: 1 },
   warmup: { fallback: 2, min: 0 },
   seed: { fallback: 1, min: 0 },
+  upload: { fallback: 0, min: 0 },
 });
 
 await runBenchCommand('bench:screens', async (context) =>

@@ -58,12 +58,21 @@ describe('bench:screens', () => {
     expect(text).toMatch(/\nBrowser: chromium[-a-z]* \d+\.\d+\.\d+\.\d+ \(playwright-core\), 1280×800;/);
   });
 
-  it('seeds records into the stores before the services start, and the screens read them the same', {
+  it('seeds records into the stores before the services start, and the screens read them the same behind uploads', {
     timeout: 480_000,
   }, async () => {
     // One run per operation: what this test checks is that the screens read store-seeded records
-    // as they read the gateway-seeded ones (the notes), not the figures' spread.
-    const report = await run({ n: 360, iterations: 1, warmup: 0, seed: 3, seedVia: 'store', deletedPercent: 10 });
+    // as they read the gateway-seeded ones (the notes), not the figures' spread; customs uploads
+    // files of 50 rows one after another meanwhile (--upload 50).
+    const report = await run({
+      n: 360,
+      iterations: 1,
+      warmup: 0,
+      seed: 3,
+      seedVia: 'store',
+      deletedPercent: 10,
+      upload: 50,
+    });
     expect(report.seedVia).toBe('store');
     expect(report.perAgency).toEqual({ BPS: 120, FIA: 120, CUS: 120 });
     const deleted = report.deletedPerAgency as Record<string, number>;
@@ -76,6 +85,20 @@ describe('bench:screens', () => {
     const text = formatScreensReport(report);
     expect(text).toContain(
       '--seed-via store: into the records collection, the match index and the stats read model before the services started;',
+    );
+    // Every file uploaded was stored whole, and at least one ended while the screens were timed (else a note).
+    const b = report.background;
+    expect(b).toBeDefined();
+    if (!b) return;
+    expect(b.rows).toBe(50);
+    expect(b.completedWhileTimed).toBeGreaterThanOrEqual(1);
+    expect(b.files).toBeGreaterThan(b.completedWhileTimed);
+    expect(b.jobSeconds).toHaveLength(b.files);
+    expect(b.stored).toBe(50 * b.files);
+    expect(text).toMatch(
+      new RegExp(
+        `\\nUpload:  customs uploaded files of 50 rows one after another behind every operation: ${b.completedWhileTimed} ended while timing, ${b.files} in all \\(${b.stored.toLocaleString('en-US')} records stored\\)`,
+      ),
     );
   });
 });

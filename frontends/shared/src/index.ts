@@ -12,6 +12,7 @@ export {
   throwIfNotOk,
 } from './api.ts';
 export { USER_QUERY_KEY, useCurrentUser } from './auth.ts';
+export { type Chunk, type ChunkState, chunk, useChunk } from './chunk.ts';
 export {
   DEFAULT_FONT_SIZE,
   FONT_SIZE_KEY,

@@ -1,7 +1,7 @@
-import { Flex, Spin, useCurrentUser } from '@nrad/shared';
-import { lazy, Suspense } from 'react';
+import { chunk, Flex, Spin, useChunk, useCurrentUser } from '@nrad/shared';
 import { Redirect, Route, Switch } from 'wouter';
-import { RemoteScreen } from './remotes/RemoteScreen.tsx';
+import { failureReason } from './remotes/loader.ts';
+import { RemoteScreen, ScreenUnavailable } from './remotes/RemoteScreen.tsx';
 import { REMOTE_ROUTES } from './remotes/routes.ts';
 import { AccessDenied } from './screens/AccessDenied.tsx';
 import { Login } from './screens/Login.tsx';
@@ -9,9 +9,12 @@ import { NotFound } from './screens/NotFound.tsx';
 import { Register } from './screens/Register.tsx';
 import { SessionError } from './screens/SessionError.tsx';
 
-// The frame (header, navigation, user menu) and its antd components load once someone is signed
-// in: a visitor's first screen does not wait for them.
-const Frame = lazy(() => import('./frame/Frame.tsx'));
+// The frame (header, navigation, user menu) and its antd components are a chunk of their own, asked
+// for at once, beside the session check: a visitor's first screen does not wait for it, and a
+// signed-in user's screen rarely does (it is read from the browser's cache in milliseconds). Not
+// React.lazy under Suspense, whose fallback stays at least 300 ms (see chunk in @nrad/shared).
+const frameChunk = chunk(() => import('./frame/Frame.tsx').then((m) => m.default));
+frameChunk.load().catch(() => {}); // a failure is told when the frame is needed (useChunk)
 
 function Loading() {
   return (
@@ -29,6 +32,7 @@ function Loading() {
  */
 export function Shell() {
   const { user, isLoading, error } = useCurrentUser();
+  const frame = useChunk(frameChunk);
   if (isLoading) return <Loading />;
   if (error) return <SessionError />;
   if (!user) {
@@ -39,28 +43,27 @@ export function Shell() {
       </Switch>
     );
   }
+  if (frame.status === 'failed') {
+    return <ScreenUnavailable title="NRAD" failure={failureReason(frame.error)} onRetry={frame.retry} />;
+  }
+  if (frame.status === 'loading') return <Loading />;
+  const Frame = frame.value;
   return (
-    <Suspense fallback={<Loading />}>
-      <Frame user={user}>
-        <Switch>
-          {REMOTE_ROUTES.map((r) => (
-            <Route key={r.path} path={r.path}>
-              {r.adminOnly && user.organization !== 'ADMIN' ? (
-                <AccessDenied />
-              ) : (
-                <RemoteScreen key={r.path} screen={r} />
-              )}
-            </Route>
-          ))}
-          <Route path="/login">
-            <Redirect to="/" replace />
+    <Frame user={user}>
+      <Switch>
+        {REMOTE_ROUTES.map((r) => (
+          <Route key={r.path} path={r.path}>
+            {r.adminOnly && user.organization !== 'ADMIN' ? <AccessDenied /> : <RemoteScreen key={r.path} screen={r} />}
           </Route>
-          <Route path="/register">
-            <Redirect to="/" replace />
-          </Route>
-          <Route component={NotFound} />
-        </Switch>
-      </Frame>
-    </Suspense>
+        ))}
+        <Route path="/login">
+          <Redirect to="/" replace />
+        </Route>
+        <Route path="/register">
+          <Redirect to="/" replace />
+        </Route>
+        <Route component={NotFound} />
+      </Switch>
+    </Frame>
   );
 }
