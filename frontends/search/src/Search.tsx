@@ -16,9 +16,21 @@ import {
   usePagedRecords,
   useToast,
 } from '@nrad/shared';
-import { AMOUNT_RULES, AmountInput, Card, Checkbox, Col, Modal, Row, Select, Table, Typography } from '@nrad/shared/ui';
+import {
+  AMOUNT_RULES,
+  AmountInput,
+  Card,
+  Checkbox,
+  Col,
+  Modal,
+  Row,
+  Select,
+  Table,
+  type TableColumnsType,
+  Typography,
+} from '@nrad/shared/ui';
 import { useQueryClient } from '@tanstack/react-query';
-import { useLayoutEffect, useMemo, useRef, useState } from 'react';
+import { memo, useCallback, useLayoutEffect, useMemo, useRef, useState } from 'react';
 import { useLocation, useRoute, useSearch } from 'wouter';
 import { filtersFromQuery, queryOf, SEARCH_PATH, searchUrl } from './search-url.ts';
 
@@ -82,6 +94,67 @@ function useSearchQuery(): string {
 
 const SEARCH_FAILED = 'Failed to search records';
 
+const NO_ROWS: readonly CaseRecord[] = [];
+
+/**
+ * The results: drawn again only when the rows, the loading state or the actions change — not on
+ * every other change of the screen (the search button's state, the address, a toast): a page of
+ * 100 rows of antd cells is most of the JavaScript a search costs in the browser.
+ */
+const ResultsTable = memo(function ResultsTable({
+  rows,
+  loading,
+  onOpen,
+  onDelete,
+}: {
+  rows: readonly CaseRecord[];
+  loading: boolean;
+  onOpen: (r: CaseRecord) => void;
+  onDelete: (r: CaseRecord) => void;
+}) {
+  const columns = useMemo<TableColumnsType<CaseRecord>>(
+    () => [
+      { title: 'Incident #', dataIndex: 'incidentNumber' },
+      { title: 'Suspect', dataIndex: 'suspectName' },
+      { title: 'DOB', dataIndex: 'suspectDob', render: (v: string) => formatDate(v) },
+      { title: 'Incident Date', dataIndex: 'incidentDate', render: (v: string) => formatDate(v) },
+      { title: 'Amount', key: 'amount', align: 'right', render: (_, r) => recordAmount(r) },
+      { title: 'Source', dataIndex: 'sourceOfRecord' },
+      { title: 'International', dataIndex: 'internationalNexus', render: (v: boolean) => (v ? 'Yes' : 'No') },
+      { title: 'Linked', key: 'linked', render: (_, r) => <LinkedMark record={r} /> },
+      {
+        title: 'Actions',
+        key: 'actions',
+        render: (_, r) => (
+          <Flex gap={4} onClick={(e) => e.stopPropagation()}>
+            <Button size="small" onClick={() => onOpen(r)}>
+              View
+            </Button>
+            <Button size="small" danger onClick={() => onDelete(r)}>
+              Delete
+            </Button>
+          </Flex>
+        ),
+      },
+    ],
+    [onOpen, onDelete],
+  );
+  return (
+    <Table<CaseRecord>
+      rowKey="id"
+      dataSource={rows}
+      pagination={false}
+      loading={loading}
+      locale={{ emptyText: EMPTY_TEXT }}
+      scroll={SCROLL_X}
+      onRow={(r) => ({ onClick: () => onOpen(r), style: ROW_STYLE })}
+      columns={columns}
+    />
+  );
+});
+const SCROLL_X = { x: true } as const;
+const ROW_STYLE = { cursor: 'pointer' } as const;
+
 /**
  * SPEC §2 Search Records (/search). The address holds the last search run (`search-url.ts`): a
  * Search press puts its filters there (a new history entry), Clear goes back to plain /search, and
@@ -138,7 +211,11 @@ export default function Search() {
     },
   });
   const { list: results, total } = paged;
-  const rows = filters === null ? [] : paged.rows;
+  const rows = filters === null ? NO_ROWS : paged.rows;
+  const openRecord = useCallback((r: CaseRecord) => navigate(`/record/${r.id}`), [navigate]);
+  const deleteNow = useRef(deleteRecord);
+  deleteNow.current = deleteRecord;
+  const deleteRow = useCallback((r: CaseRecord) => deleteNow.current(r), []);
 
   /** One request per search: its first page fills the cache the table reads, then the toast says the total. */
   const search = async (values: SearchValues) => {
@@ -260,38 +337,11 @@ export default function Search() {
         </Form>
       </Card>
       <Card title={filters === null || !results.data ? 'Results' : `Results (${total})`}>
-        <Table<CaseRecord>
-          rowKey="id"
-          dataSource={rows}
-          pagination={false}
+        <ResultsTable
+          rows={rows}
           loading={filters !== null && results.isLoading}
-          locale={{ emptyText: EMPTY_TEXT }}
-          scroll={{ x: true }}
-          onRow={(r) => ({ onClick: () => navigate(`/record/${r.id}`), style: { cursor: 'pointer' } })}
-          columns={[
-            { title: 'Incident #', dataIndex: 'incidentNumber' },
-            { title: 'Suspect', dataIndex: 'suspectName' },
-            { title: 'DOB', dataIndex: 'suspectDob', render: (v: string) => formatDate(v) },
-            { title: 'Incident Date', dataIndex: 'incidentDate', render: (v: string) => formatDate(v) },
-            { title: 'Amount', key: 'amount', align: 'right', render: (_, r) => recordAmount(r) },
-            { title: 'Source', dataIndex: 'sourceOfRecord' },
-            { title: 'International', dataIndex: 'internationalNexus', render: (v: boolean) => (v ? 'Yes' : 'No') },
-            { title: 'Linked', key: 'linked', render: (_, r) => <LinkedMark record={r} /> },
-            {
-              title: 'Actions',
-              key: 'actions',
-              render: (_, r) => (
-                <Flex gap={4} onClick={(e) => e.stopPropagation()}>
-                  <Button size="small" onClick={() => navigate(`/record/${r.id}`)}>
-                    View
-                  </Button>
-                  <Button size="small" danger onClick={() => deleteRecord(r)}>
-                    Delete
-                  </Button>
-                </Flex>
-              ),
-            },
-          ]}
+          onOpen={openRecord}
+          onDelete={deleteRow}
         />
         {filters !== null && <ShowMore paged={paged} />}
       </Card>

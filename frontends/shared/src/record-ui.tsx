@@ -6,6 +6,7 @@
 import { type CaseRecord, PAGE_DEFAULT_LIMIT, type RecordSearch, routes } from '@nrad/contracts';
 import { type QueryKey, useInfiniteQuery, useQueryClient } from '@tanstack/react-query';
 import type { ModalFuncProps } from 'antd';
+import { useMemo } from 'react';
 import { callApi, callPage, type Page } from './api.ts';
 import { recordsChanged } from './records.ts';
 import { useToast } from './toast.tsx';
@@ -23,6 +24,8 @@ export function recordsPage(
     : callPage(route, { query });
 }
 
+const NO_ROWS: readonly CaseRecord[] = [];
+
 /** A records list read page by page; `rows` are the pages read so far, `total` the whole list's size. */
 export function usePagedRecords(options: {
   queryKey: QueryKey;
@@ -38,7 +41,9 @@ export function usePagedRecords(options: {
     queryFn: ({ pageParam }) => options.page(pageParam as string | undefined),
     getNextPageParam: (last) => last.nextCursor,
   });
-  const rows = list.data?.pages.flatMap((p) => p.items) ?? [];
+  // The same array while the pages are the same (react-query keeps `data` while nothing changed): a
+  // table given it draws its rows again only when they change.
+  const rows = useMemo(() => list.data?.pages.flatMap((p) => p.items) ?? NO_ROWS, [list.data]);
   return { list, rows, total: list.data?.pages[0]?.total ?? 0 };
 }
 

@@ -6,7 +6,7 @@
  * import antd nowhere else.
  */
 
-export type { DescriptionsProps, MenuProps, TableProps } from 'antd';
+export type { DescriptionsProps, MenuProps, TableColumnsType, TableProps } from 'antd';
 export {
   Alert,
   Card,

@@ -1,3 +1,4 @@
+import type { PublicUser } from '@nrad/contracts';
 import { chunk, Flex, Spin, useChunk, useCurrentUser } from '@nrad/shared';
 import { Redirect, Route, Switch } from 'wouter';
 import { failureReason } from './remotes/loader.ts';
@@ -9,12 +10,10 @@ import { NotFound } from './screens/NotFound.tsx';
 import { Register } from './screens/Register.tsx';
 import { SessionError } from './screens/SessionError.tsx';
 
-// The frame (header, navigation, user menu) and its antd components are a chunk of their own, asked
-// for at once, beside the session check: a visitor's first screen does not wait for it, and a
-// signed-in user's screen rarely does (it is read from the browser's cache in milliseconds). Not
-// React.lazy under Suspense, whose fallback stays at least 300 ms (see chunk in @nrad/shared).
+// The frame (header, navigation, user menu) and its antd components are a chunk of their own,
+// asked for once the session check says someone is signed in: a visitor's first screen never loads
+// it. Not React.lazy under Suspense, whose fallback stays at least 300 ms (chunk in @nrad/shared).
 const frameChunk = chunk(() => import('./frame/Frame.tsx').then((m) => m.default));
-frameChunk.load().catch(() => {}); // a failure is told when the frame is needed (useChunk)
 
 function Loading() {
   return (
@@ -32,7 +31,6 @@ function Loading() {
  */
 export function Shell() {
   const { user, isLoading, error } = useCurrentUser();
-  const frame = useChunk(frameChunk);
   if (isLoading) return <Loading />;
   if (error) return <SessionError />;
   if (!user) {
@@ -43,6 +41,12 @@ export function Shell() {
       </Switch>
     );
   }
+  return <SignedIn user={user} />;
+}
+
+/** The frame with the screen of the path, once the frame's chunk is in. */
+function SignedIn({ user }: { user: PublicUser }) {
+  const frame = useChunk(frameChunk);
   if (frame.status === 'failed') {
     return <ScreenUnavailable title="NRAD" failure={failureReason(frame.error)} onRetry={frame.retry} />;
   }
