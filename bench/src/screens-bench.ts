@@ -31,7 +31,7 @@ import { chromiumPath, REPO_ROOT } from '@nrad/infra';
 import { Types } from 'mongoose';
 import { type Browser, chromium, type Locator, type Page } from 'playwright-core';
 import { type AgencyUser, type RunContext, signIn, signInAgencyUsers, sleep, startBenchSystem } from './harness.ts';
-import { formatLatencyReport, type LatencyReport, latency, machine, operationLog } from './report.ts';
+import { formatLatencyReport, type LatencyReport, latency, machine, median, operationLog } from './report.ts';
 import { Random, recordBody } from './seed.ts';
 import { type Seeding, seedRecords, unsignedOwners } from './seeding.ts';
 import { openServiceStores, type ServiceStores, servicesWriter } from './stores.ts';
@@ -166,18 +166,21 @@ async function sample(times: { warmup: number; iterations: number }, measure: ()
 const LOOK_EVERY_MS = 5;
 
 /**
- * Resolves once `locator` is visible, looking every `LOOK_EVERY_MS`. Playwright's own `waitFor`
- * looks 0, 20, 70, 170 and 270 ms after it starts and every 500 ms after that (playwright-core
- * 1.65's backoff): an answer shown 300 ms after the click was timed at about 770 ms, and every
- * full page load (its data on screen about 600 ms after the navigation) at about 900.
+ * Resolves once `seen()` holds, looking every `LOOK_EVERY_MS`. Playwright's own `waitFor` looks 0,
+ * 20, 70, 170 and 270 ms after it starts and every 500 ms after that (playwright-core 1.65's
+ * backoff): an answer shown 300 ms after the click was timed at about 770 ms, and every full page
+ * load (its data on screen about 600 ms after the navigation) at about 900.
  */
-async function shown(locator: Locator): Promise<void> {
+async function until(seen: () => Promise<boolean>, what: string): Promise<void> {
   const deadline = performance.now() + SCREEN_TIMEOUT_MS;
-  while (!(await locator.isVisible())) {
-    if (performance.now() > deadline) throw new Error(`${locator} was not shown within ${SCREEN_TIMEOUT_MS / 1000} s`);
+  while (!(await seen())) {
+    if (performance.now() > deadline) throw new Error(`${what} was not shown within ${SCREEN_TIMEOUT_MS / 1000} s`);
     await sleep(LOOK_EVERY_MS);
   }
 }
+
+/** Resolves once `locator` is visible (`until`). */
+const shown = (locator: Locator) => until(() => locator.isVisible(), String(locator));
 
 /** The page's window as timedUntil marks it (the benchmark's TypeScript knows no DOM). */
 interface ClickMarked {
@@ -403,33 +406,25 @@ function startBackgroundUploads(
     );
   const jobSeconds: number[] = [];
   let stored = 0;
-  let files = 0;
   let stopping = false;
-  let completedWhileTimed = 0;
   let next = makeFile(1);
   const uploads = (async () => {
+    // Each job is waited for before the loop looks at `stopping` again: every file but the last
+    // ended while the screens were timed.
     while (!stopping) {
-      files++;
+      const k = jobSeconds.length + 1;
       const sent = performance.now();
-      let acceptedNow = () => {};
-      const accepted = new Promise<void>((resolve) => {
-        acceptedNow = resolve;
-      });
-      const job = uploadAndWait(officer, next, {
-        name: `background-${files}.xlsx`,
+      const done = await uploadAndWait(officer, next, {
+        name: `background-${k}.xlsx`,
         waitMs: UPLOAD_TIMEOUT_MS,
         onAnswer: (request) => {
-          if (request === 'upload') acceptedNow();
+          if (request === 'upload') next = makeFile(k + 1); // while this one is read
         },
       });
-      await Promise.race([accepted, job]);
-      next = makeFile(files + 1);
-      const done = await job;
       jobSeconds.push((performance.now() - sent) / 1000);
       stored += done.result?.successfulRecords ?? 0;
-      if (!stopping) completedWhileTimed++;
       log(
-        `  background upload ${files}: ${done.result?.successfulRecords ?? 0} of ${rows} rows stored in ${jobSeconds.at(-1)?.toFixed(1)} s`,
+        `  background upload ${k}: ${done.result?.successfulRecords ?? 0} of ${rows} rows stored in ${jobSeconds.at(-1)?.toFixed(1)} s`,
       );
     }
   })();
@@ -446,8 +441,8 @@ function startBackgroundUploads(
       if (error) throw error;
       return {
         rows,
-        completedWhileTimed,
-        files,
+        completedWhileTimed: jobSeconds.length - 1,
+        files: jobSeconds.length,
         stored,
         jobSeconds,
         waitedAfter: (performance.now() - stopped) / 1000,
@@ -767,13 +762,12 @@ export async function runScreensBench(options: ScreensBenchOptions): Promise<Scr
         await adminRows().nth(24).waitFor();
         const first = await adminRows().first().textContent();
         // Done when page 2's rows are shown (the table keeps the old page while the next loads).
-        return timedUntil(adminPage, { click: adminPage.getByRole('button', { name: 'Next' }) }, async () => {
-          const deadline = Date.now() + SCREEN_TIMEOUT_MS;
-          while ((await adminRows().first().textContent()) === first || (await adminRows().count()) < 25) {
-            if (Date.now() > deadline) throw new Error('Next did not show the next page');
-            await sleep(5);
-          }
-        });
+        return timedUntil(adminPage, { click: adminPage.getByRole('button', { name: 'Next' }) }, () =>
+          until(
+            async () => (await adminRows().first().textContent()) !== first && (await adminRows().count()) >= 25,
+            'the next page of All Agency Records',
+          ),
+        );
       }),
     );
     measured(
@@ -849,11 +843,9 @@ export function formatScreensReport(r: ScreensReport): string {
 }
 
 function backgroundLine(b: BackgroundUploads): string {
-  const sorted = [...b.jobSeconds].sort((x, y) => x - y);
-  const median = sorted[Math.floor((sorted.length - 1) / 2)] ?? 0;
   return (
     `Upload:  customs uploaded files of ${b.rows.toLocaleString('en-US')} rows one after another behind every operation: ` +
     `${b.completedWhileTimed} ended while timing, ${b.files} in all (${b.stored.toLocaleString('en-US')} records stored), ` +
-    `each ${median.toFixed(1)} s median from upload to its job's end; the last waited for ${b.waitedAfter.toFixed(1)} s after`
+    `each ${median(b.jobSeconds).toFixed(1)} s median from upload to its job's end; the last waited for ${b.waitedAfter.toFixed(1)} s after`
   );
 }

@@ -122,7 +122,7 @@ export async function startIngest(
         (await records.db.collection('import_events').countDocuments({})) === 0,
       20_000,
     );
-    return readAudit(records.bus, config().AUDIT_STREAM);
+    return readAuditStream(records.bus, config().AUDIT_STREAM);
   };
 
   const stop = async () => {
@@ -134,6 +134,3 @@ export async function startIngest(
   deferCleanup(stop);
   return { t, main, start, config, as, db, records, recordsUrl, auditEvents, stop };
 }
-
-/** Every event of an audit stream, with its message's subject and `Nats-Msg-Id`. */
-const readAudit = readAuditStream;

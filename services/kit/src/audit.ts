@@ -306,7 +306,7 @@ export class AuditTrail {
   private readonly queue: Waiting[] = [];
   private queuedBytes = 0;
   private queuedEvents = 0;
-  private sending = 0;
+  /** The commits in flight. */
   private readonly sent = new Set<Promise<void>>();
   /** Messages published by group commits and the events they carried (bench:audit reads them). */
   readonly commits = { messages: 0, events: 0 };
@@ -343,7 +343,7 @@ export class AuditTrail {
 
   /** Events published or spooled and not yet published (a test waits for zero). */
   get pending(): boolean {
-    return this.spooled || this.queue.length > 0 || this.sending > 0;
+    return this.spooled || this.queue.length > 0 || this.sent.size > 0;
   }
 
   /** Records an action; resolves once its events are durable (stream or spool), throws when neither took them. */
@@ -380,14 +380,11 @@ export class AuditTrail {
   private pump(): void {
     while (
       this.queue.length > 0 &&
-      (this.sending === 0 ||
-        (this.sending < MAX_BATCHES_IN_FLIGHT &&
+      (this.sent.size === 0 ||
+        (this.sent.size < MAX_BATCHES_IN_FLIGHT &&
           (this.queuedEvents >= AUDIT_MAX_BATCH_EVENTS || this.queuedBytes >= AUDIT_MAX_BATCH_BYTES)))
     ) {
-      const taken = this.take();
-      this.sending++;
-      const commit = this.commit(taken).finally(() => {
-        this.sending--;
+      const commit = this.commit(this.take()).finally(() => {
         this.sent.delete(commit);
         this.pump();
       });
@@ -442,8 +439,8 @@ export class AuditTrail {
   }
 
   /**
-   * One event on its action's subject with its id as `Nats-Msg-Id`; several, or a large one split,
-   * as a batch whose message id is new. A re-publish of an event (the relay's) is stored once
+   * One event on its action's subject with its id as `Nats-Msg-Id`; several as a batch whose
+   * message id is new. A re-publish of an event (the relay's) is stored once
    * either way: the stream keeps a message id once, the writer an event id.
    */
   private async send(events: readonly AuditEvent[], texts: readonly string[]): Promise<void> {

@@ -147,7 +147,7 @@ export async function startReports(overrides: Record<string, string> = {}) {
       async () => !current.audit.pending && (await db.collection('audit_spool').countDocuments({})) === 0,
       20_000,
     );
-    return (await readAudit(records.bus, config().AUDIT_STREAM)).filter((e) => e.service === 'report');
+    return (await readAuditStream(records.bus, config().AUDIT_STREAM)).filter((e) => e.service === 'report');
   };
 
   const stop = async () => {
@@ -164,6 +164,3 @@ export async function startReports(overrides: Record<string, string> = {}) {
   return { t, db, start, as, create, settled, generate, finish, records, stats, linking, auditEvents, stop };
 }
 export type ReportHarness = Awaited<ReturnType<typeof startReports>>;
-
-/** Every event of an audit stream, with its message's subject and `Nats-Msg-Id`. */
-const readAudit = readAuditStream;

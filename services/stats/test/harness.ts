@@ -186,7 +186,7 @@ export async function startStats(): Promise<StatsHarness> {
       async () => !h.built.audit.pending && (await db.collection('audit_spool').countDocuments({})) === 0,
       20_000,
     );
-    return (await readAudit(bus, config.AUDIT_STREAM)).filter((e) => e.service === 'stats');
+    return (await readAuditStream(bus, config.AUDIT_STREAM)).filter((e) => e.service === 'stats');
   };
   let stopped: Promise<void> | undefined;
   h.stop = () => {
@@ -200,6 +200,3 @@ export async function startStats(): Promise<StatsHarness> {
   deferCleanup(() => h.stop());
   return h;
 }
-
-/** Every event of an audit stream, with its message's subject and `Nats-Msg-Id`. */
-const readAudit = readAuditStream;
